@@ -1,0 +1,65 @@
+# transformer_components: the two commands in the README do all the set-up on a fresh clone.
+#   make docs   execute every notebook and build the docs site into _docs/
+#   make test   check the notebooks are clean and the library in sync, then nbdev_test and pytest
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+
+PYTHON ?= python3
+VENV ?= .venv
+TORCH_PIN ?= torch==2.13.0
+BIN := $(VENV)/bin
+PY := $(BIN)/python
+STAMP := $(VENV)/.transformer_components-installed
+
+# Cells flagged `shared_data` need ../shared/data (or $TC_DATA); run them only where it exists.
+DATA_DIR := $(if $(TC_DATA),$(TC_DATA),../shared/data)
+TEST_FLAGS := $(if $(wildcard $(DATA_DIR)),shared_data,)
+NBDEV_WORKERS ?= 2
+
+.PHONY: help setup export docs test check-clean check-export check-readme nbtest pytest readme bench clean
+
+help: ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 16
+
+$(STAMP): setup.py settings.ini
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	@# torch first, pinned, so that pip never resolves `torch>=2.2` to the multi-GB CUDA build
+	@$(PY) -c 'import torch' 2>/dev/null || $(PY) -m pip install --quiet $(TORCH_PIN)
+	$(PY) -m pip install --quiet --upgrade-strategy only-if-needed -e '.[dev]'
+	@touch $@
+
+setup: $(STAMP) ## create .venv and install the project with its dev extra (once; again when settings.ini changes)
+
+export: setup ## regenerate transformer_components/ from the notebooks
+	$(BIN)/nbdev_export
+
+readme: setup ## regenerate README.md from nbs/index.ipynb
+	$(PY) tools/docs.py readme
+
+docs: export ## execute every notebook and build the docs site into _docs/ (open _docs/index.html)
+	$(PY) tools/docs.py build
+
+check-clean: setup ## fail if nbdev_clean would change a notebook
+	$(PY) tools/unchanged.py nbs --what "notebooks are not clean; commit the result of nbdev_clean" -- $(BIN)/nbdev_clean
+
+check-export: setup ## fail if nbdev_export would change the library
+	$(PY) tools/unchanged.py transformer_components --what "the library is out of sync with nbs/; commit the result of nbdev_export" -- $(BIN)/nbdev_export
+
+check-readme: setup ## fail if README.md is out of date with nbs/index.ipynb
+	$(PY) tools/unchanged.py README.md --what "README.md is out of date; run make readme" -- $(PY) tools/docs.py readme
+
+nbtest: setup ## run the notebooks' tests (cells flagged shared_data only where the data exists)
+	@echo "nbdev_test flags: '$(TEST_FLAGS)' (shared data at $(DATA_DIR): $(if $(TEST_FLAGS),found,absent - flagged cells skipped))"
+	$(BIN)/nbdev_test --n_workers $(NBDEV_WORKERS) --timing $(if $(TEST_FLAGS),--flags "$(TEST_FLAGS)",)
+
+pytest: setup ## run tests/ (CLI end to end, the docs site in a browser, ...)
+	$(BIN)/pytest -ra tests
+
+test: check-clean check-export check-readme nbtest pytest ## all checks; pytest's summary line closes the run
+
+bench: export ## run the benchmarks against peers (prints ratios measured in one run)
+	@for f in benchmarks/*.py; do echo "== $$f"; $(PY) $$f; done
+
+clean: ## remove build outputs (keeps .venv)
+	rm -rf _docs _proc _exec .pytest_cache

@@ -1,0 +1,314 @@
+"""Build the documentation site and README.md without Quarto.
+
+    python tools/docs.py build    # execute notebooks -> process them with nbdev -> render with smalldocs -> _docs/
+    python tools/docs.py readme   # README.md from nbs/index.ipynb (its saved outputs; nothing is executed)
+
+Quarto cannot be installed on our machines, and `nbdev_docs`, `nbdev_readme` and `nbdev_proc_nbs` all call it. This
+script does what they do with the pieces of nbdev that do not need it:
+
+1. **execute** every notebook (outputs cleared first) into `_exec/`, with the same rules as `nbdev_test`: cells whose
+   test flag is not active keep the outputs saved in the notebook. Results are cached per notebook, keyed on the
+   notebook, the library's sources and the active flags, so a second build only re-runs what changed;
+2. **process** the executed notebooks with nbdev's own processors (`show_doc`, `#| hide`, `#| echo: false`, ...)
+   into `_proc/`, naming each page after its `output-file` (`00_core.ipynb` -> `core.ipynb`), because smalldocs
+   ignores `output-file` and nbdev's doc links point at `core.html`;
+3. **render** `_proc/` with smalldocs into `_docs/`, then serve KaTeX from the site itself (smalldocs loads it from
+   a CDN, which leaves raw `\\(...\\)` on an offline machine).
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tarfile
+import time
+from concurrent.futures import ProcessPoolExecutor
+from multiprocessing import get_context
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+NBS, EXEC, PROC, CACHE = ROOT / "nbs", ROOT / "_exec", ROOT / "_proc", ROOT / ".cache"
+KATEX_VERSION = "0.16.11"  # the version smalldocs asks the CDN for
+KATEX_CDN = f"https://cdn.jsdelivr.net/npm/katex@{KATEX_VERSION}/dist"
+SECTIONS = {  # sidebar sections by the first digit of a notebook's number, in the order data flows
+    "0": "Text → tokens → ids",
+    "1": "Embeddings and positions",
+    "2": "Masks and attention",
+    "3": "Analysis and plots",
+    "4": "Encoder classifier",
+    "5": "Tutorials",
+    "9": "Development",
+}
+
+
+def config():
+    "settings.ini as a dict (nbdev's own reader, so interpolation matches nbdev's)."
+    from nbdev.config import get_config
+    return get_config(path=ROOT)
+
+
+def notebooks() -> list[Path]:
+    "The notebooks of the site, index first, then in numbered (data-flow) order."
+    nbs = sorted(p for p in NBS.glob("*.ipynb") if not p.name.startswith(("_", ".")))
+    return sorted(nbs, key=lambda p: (p.stem != "index", p.name))
+
+
+def test_flags() -> tuple[set[str], set[str]]:
+    "(flags that skip cells, flags forced on): `shared_data` is forced on where the shared data exists."
+    skip = set(config().get("tst_flags", "").split())
+    sys.path.insert(0, str(ROOT))
+    from transformer_components.core import find_shared_data
+    force = {"shared_data"} if find_shared_data(ROOT) else set()
+    return skip, force
+
+
+# ---------------------------------------------------------------------------------------------------- execute
+def _runs(cell, skip: set[str]) -> bool:
+    "Whether a code cell runs, by `nbdev_test`'s rules (export calls and `eval: false` never run)."
+    from nbdev.process import extract_directives
+    if cell.cell_type != "code": return False
+    if "nbdev_export" + "(" in cell.source: return False
+    direc = extract_directives(cell, remove=False) or {}
+    if direc.get("eval:", [""])[0].lower() == "false": return False
+    return not (skip & direc.keys())
+
+
+def execute_notebook(src: str, dest: str, skip: list[str]) -> float:
+    "Run `src` top to bottom in a fresh IPython shell and write it, with outputs, to `dest`. Returns seconds."
+    from execnb.nbio import read_nb, write_nb
+    from execnb.shell import CaptureShell
+    from fastcore.xtras import working_directory
+    src, skip, start = Path(src), set(skip), time.time()
+    nb = read_nb(src)
+    for cell in nb.cells:
+        if _runs(cell, skip): cell.outputs, cell.execution_count = [], None
+    shell = CaptureShell(src)
+    with working_directory(src.parent):
+        try: shell.run_all(nb, exc_stop=True, preproc=lambda c: not _runs(c, skip))
+        except Exception: raise RuntimeError(shell.prettytb(fname=src)) from None
+    write_nb(nb, dest)
+    return time.time() - start
+
+
+def _fingerprint(nb: Path, flags: set[str]) -> str:
+    "Cache key for an executed notebook: its bytes, every library source, settings.ini and the active flags."
+    h = hashlib.sha256(nb.read_bytes())
+    for f in sorted((ROOT / "transformer_components").rglob("*.py")) + [ROOT / "settings.ini"]:
+        h.update(f.name.encode()); h.update(f.read_bytes())
+    h.update(" ".join(sorted(flags)).encode())
+    return h.hexdigest()
+
+
+def execute_all(workers: int = 2) -> list[Path]:
+    "Execute the notebooks that changed since the last build into `_exec/`; return the executed paths."
+    skip, force = test_flags()
+    active = skip - force
+    EXEC.mkdir(exist_ok=True)
+    todo, out = [], []
+    for nb in notebooks():
+        dest, keyf = EXEC / nb.name, EXEC / f"{nb.name}.key"
+        key = _fingerprint(nb, force)
+        out.append(dest)
+        if dest.exists() and keyf.exists() and keyf.read_text() == key: print(f"  cached   {nb.name}")
+        else: todo.append((nb, dest, keyf, key))
+    if todo:
+        with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn")) as pool:
+            futs = [(t, pool.submit(execute_notebook, str(t[0]), str(t[1]), sorted(active))) for t in todo]
+            failed = []
+            for (nb, dest, keyf, key), fut in futs:
+                try: secs = fut.result()
+                except Exception as e: failed.append((nb, e)); continue
+                keyf.write_text(key)
+                print(f"  executed {nb.name} in {secs:.1f} s")
+            for nb, e in failed: print(f"\n{e}", file=sys.stderr)
+            if failed: sys.exit(f"docs: {len(failed)} notebook(s) failed to execute: {', '.join(n.name for n, _ in failed)}")
+    for stale in set(EXEC.glob("*.ipynb")) - set(out): stale.unlink()
+    return out
+
+
+# ---------------------------------------------------------------------------------------------------- process
+def page_name(nb: Path) -> str:
+    "The page a notebook becomes: its `output-file` stem (`00_core.ipynb` -> `core`), as nbdev's doc links expect."
+    from execnb.nbio import read_nb
+    from nbdev.frontmatter import FrontmatterProc
+    from nbdev.process import NBProcessor
+    proc = NBProcessor(nb=read_nb(nb), procs=FrontmatterProc, process=True)
+    out = (getattr(proc.nb, "frontmatter_", {}) or {}).get("output-file")
+    return Path(out).stem if out else nb.stem
+
+
+def _relink(text: str, names: dict[str, str]) -> str:
+    "Point links at notebooks (`00_core.ipynb`) to their page names (`core.ipynb`)."
+    return re.sub(r"\b(\d\d[\w.-]*?)\.ipynb\b", lambda m: f"{names.get(m.group(1), m.group(1))}.ipynb", text)
+
+
+def process_notebook(src: str, dest: str, names: dict[str, str]) -> None:
+    "Run nbdev's doc processors (show_doc, hide, echo, front matter...) over an executed notebook."
+    from execnb.nbio import read_nb, write_nb
+    from nbdev.processors import FilterDefaults
+    os.chdir(ROOT)  # nbdev finds settings.ini from the working directory
+    nb = read_nb(src)
+    FilterDefaults()(nb)
+    for cell in nb.cells:
+        if cell.cell_type == "markdown": cell.source = _relink(cell.source, names)
+        # the file already carries the page's name; smalldocs would warn that it does not read `output-file`
+        if cell.cell_type == "raw" and cell.source.startswith("---"):
+            cell.source = re.sub(r"(?m)^output-file:.*\n", "", cell.source)
+    write_nb(nb, dest)
+
+
+def process_all(executed: list[Path], workers: int = 2) -> list[tuple[Path, str]]:
+    "Process the executed notebooks into `_proc/`; return (source notebook, page name) in sidebar order."
+    if PROC.exists(): shutil.rmtree(PROC)
+    PROC.mkdir()
+    pages = [(nb, page_name(NBS / nb.name)) for nb in executed]
+    names = {nb.stem: name for nb, name in pages}
+    with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn")) as pool:
+        list(pool.map(process_notebook, [str(nb) for nb, _ in pages], [str(PROC / f"{n}.ipynb") for _, n in pages],
+                      [names] * len(pages)))
+    for asset in NBS.iterdir():  # styles, images and the site config travel with the pages
+        if asset.is_file() and asset.suffix not in (".ipynb",) and asset.name != "sidebar.yml":
+            shutil.copy2(asset, PROC / asset.name)
+    cfg = config()
+    (PROC / "nbdev.yml").write_text(
+        "project:\n  output-dir: ../_docs\n\nwebsite:\n"
+        f'  title: "{cfg.title}"\n  site-url: "{cfg.doc_host}{cfg.doc_baseurl}"\n'
+        f'  description: "{cfg.description}"\n  repo-branch: {cfg.branch}\n  repo-url: "{cfg.git_url}"\n',
+        encoding="utf-8")
+    (PROC / "sidebar.yml").write_text(sidebar_yaml(pages), encoding="utf-8")
+    return pages
+
+
+def sidebar_yaml(pages: list[tuple[Path, str]]) -> str:
+    "The sidebar: the index, then one section per decade of notebook numbers."
+    lines = ["website:", "  sidebar:", "    contents:"]
+    current = None
+    for nb, name in pages:
+        digit = nb.name[0] if nb.name[:2].isdigit() else None
+        if digit is None:
+            lines.append(f"      - {name}.ipynb"); current = None; continue
+        section = SECTIONS.get(digit, "More")
+        if section != current:
+            lines += [f'      - section: "{section}"', "        contents:"]
+            current = section
+        lines.append(f"          - {name}.ipynb")
+    return "\n".join(lines) + "\n"
+
+
+# ---------------------------------------------------------------------------------------------------- render
+def katex_dist() -> Path:
+    "KaTeX's `dist/` folder, unpacked from the npm registry's tarball once and kept in `.cache/`."
+    target = CACHE / f"katex-{KATEX_VERSION}"
+    if (target / "katex.min.js").exists(): return target
+    CACHE.mkdir(exist_ok=True)
+    tgz = CACHE / f"katex-{KATEX_VERSION}.tgz"
+    if not tgz.exists():
+        if not shutil.which("npm"): sys.exit("docs: npm is needed once to fetch KaTeX (apt-get install npm)")
+        subprocess.run(["npm", "pack", f"katex@{KATEX_VERSION}", "--silent", "--pack-destination", str(CACHE)],
+                       check=True, stdout=subprocess.DEVNULL)
+    tmp = CACHE / "katex-unpack"
+    shutil.rmtree(tmp, ignore_errors=True)
+    with tarfile.open(tgz) as tar: tar.extractall(tmp, filter="data")
+    shutil.rmtree(target, ignore_errors=True)
+    shutil.move(tmp / "package" / "dist", target)
+    shutil.rmtree(tmp)
+    return target
+
+
+def bundle_katex(site: Path) -> int:
+    "Copy KaTeX into `site_libs/katex` and point every page at it instead of the CDN. Returns pages changed."
+    shutil.copytree(katex_dist(), site / "site_libs" / "katex", dirs_exist_ok=True)
+    changed = 0
+    for page in site.rglob("*.html"):
+        html = page.read_text(encoding="utf-8")
+        if KATEX_CDN not in html: continue
+        up = "../" * (len(page.relative_to(site).parts) - 1)
+        page.write_text(html.replace(KATEX_CDN, f"{up}site_libs/katex"), encoding="utf-8")
+        changed += 1
+    leftover = [p.name for p in site.rglob("*.html") if "cdn.jsdelivr.net" in p.read_text(encoding="utf-8")]
+    if leftover: sys.exit(f"docs: pages still load scripts from a CDN: {leftover}")
+    return changed
+
+
+def render(pages: list[tuple[Path, str]]) -> Path:
+    "Render `_proc/` with smalldocs into the doc folder and make it work offline."
+    site = ROOT / config().doc_path.name
+    if site.exists(): shutil.rmtree(site)
+    subprocess.run([str(Path(sys.executable).with_name("smalldocs")), "render", "--quiet", str(PROC)], check=True)
+    missing = [f"{name}.html" for _, name in pages if not (site / f"{name}.html").exists()]
+    if missing: sys.exit(f"docs: smalldocs wrote no page for {missing}")
+    n = bundle_katex(site)
+    print(f"  rendered {len(pages)} pages into {site.relative_to(ROOT)}/ (KaTeX bundled into {n} pages with math)")
+    return site
+
+
+# ---------------------------------------------------------------------------------------------------- readme
+def _output_text(out) -> str | None:
+    "Plain text of a saved output, for README code blocks (images and HTML are left to the docs site)."
+    if out.get("output_type") == "stream": return "".join(out.get("text", ""))
+    data = out.get("data", {})
+    if "text/markdown" in data: return None
+    text = data.get("text/plain")
+    return "".join(text) if isinstance(text, list) else text
+
+
+def readme_markdown() -> str:
+    "README.md: nbs/index.ipynb processed as for the site (saved outputs, nothing executed), as GitHub markdown."
+    from execnb.nbio import read_nb
+    from nbdev.processors import FilterDefaults
+    cfg = config()
+    os.chdir(ROOT)
+    nb = read_nb(NBS / cfg.get("readme_nb", "index.ipynb"))
+    FilterDefaults()(nb)
+    names = {p.stem: page_name(p) for p in notebooks()}
+    site = f"{cfg.doc_host}{cfg.doc_baseurl}".rstrip("/")
+    parts = ["<!-- WARNING: THIS FILE WAS AUTOGENERATED FROM nbs/index.ipynb BY `make readme`! DO NOT EDIT! -->"]
+    for cell in nb.cells:
+        src = cell.source
+        if cell.cell_type == "raw" and src.startswith("---"):
+            fm = __import__("yaml").safe_load(src.strip().strip("-")) or {}
+            parts.append(f"# {fm.get('title', cfg.title)}")
+            if fm.get("description"): parts.append(f"> {fm['description']}")
+        elif cell.cell_type == "markdown":
+            if src.startswith("<!-- WARNING"): continue
+            parts.append(re.sub(r"\]\((\d\d[\w.-]*?)\.ipynb\)", lambda m: f"]({site}/{names.get(m.group(1), m.group(1))}.html)", src))
+        elif cell.cell_type == "code":
+            code = "\n".join(l for l in src.splitlines() if not l.startswith("#|")).strip()
+            if code: parts.append(f"```python\n{code}\n```")
+            for out in cell.get("outputs", []):
+                text = _output_text(out)
+                if text: parts.append(f"```\n{text.rstrip()}\n```")
+    return "\n\n".join(parts).rstrip() + "\n"
+
+
+def write_readme() -> None:
+    "Write README.md only when its content changes (so the file's mtime means something)."
+    text, dest = readme_markdown(), ROOT / "README.md"
+    if not dest.exists() or dest.read_text(encoding="utf-8") != text:
+        dest.write_text(text, encoding="utf-8")
+        print("  wrote README.md")
+
+
+# ---------------------------------------------------------------------------------------------------- main
+def build(workers: int = 2) -> Path:
+    start = time.time()
+    print("docs: executing notebooks")
+    executed = execute_all(workers)
+    print("docs: processing notebooks with nbdev")
+    pages = process_all(executed, workers)
+    print("docs: rendering with smalldocs")
+    site = render(pages)
+    write_readme()
+    print(f"docs: done in {time.time() - start:.0f} s; open {site.relative_to(ROOT)}/index.html")
+    return site
+
+
+if __name__ == "__main__":
+    cmd = sys.argv[1] if len(sys.argv) > 1 else "build"
+    if cmd == "build": build(int(os.environ.get("DOCS_WORKERS", "2")))
+    elif cmd == "readme": write_readme()
+    else: sys.exit(f"usage: {sys.argv[0]} build|readme")
