@@ -1,0 +1,39 @@
+"""Shared pytest fixtures: the repository root and the shared data (skipped cleanly where absent)."""
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+BIN = Path(sys.executable).parent  # the venv's bin/, where nbdev's and our console scripts live
+
+
+@pytest.fixture(scope="session")
+def root() -> Path:
+    return ROOT
+
+
+@pytest.fixture(scope="session")
+def data_dir() -> Path:
+    "The shared data folder, or a skip that says where it was looked for."
+    from transformer_components.core import DATA_ENV, find_shared_data
+    found = find_shared_data(ROOT)
+    if found is None:
+        pytest.skip(f"shared data not found (../shared/data beside the clone, or ${DATA_ENV})")
+    return found
+
+
+def script(name: str) -> str:
+    "Full path of a console script installed in the running environment."
+    path = BIN / name
+    if not path.exists(): pytest.fail(f"console script {name} is not installed in {BIN}; run `make setup`")
+    return str(path)
+
+
+@pytest.fixture(scope="session")
+def env() -> dict:
+    "Environment for subprocesses: this venv first on PATH."
+    e = dict(os.environ)
+    e["PATH"] = f"{BIN}{os.pathsep}{e.get('PATH', '')}"
+    return e
