@@ -1,0 +1,73 @@
+"""WordPiece speed, ours against HF `tokenizers`, measured in the same run.
+
+1. Encoding, single-threaded, line by line: BERT's uncased vocab.txt on WikiText-2 valid + tinyshakespeare,
+   `WordPiece.encode(line)` against `BertWordPieceTokenizer.encode(line)` (both add [CLS]/[SEP]); MB/s of UTF-8 input.
+   Ours is measured cold (empty word cache) and warm (second pass).
+2. Training on tinyshakespeare to a vocabulary of 8,000: our likelihood-scored WordPiece trainer against HF's
+   `WordPieceTrainer`. They are different algorithms (HF's merges the most frequent pair, BPE-style, and adds `##`),
+   so this compares cost, not results. HF's trainer may use several threads; we use one.
+
+Run: .venv/bin/python benchmarks/wordpiece.py
+"""
+import sys
+import time
+
+from transformer_components.core import has_shared_data, shared_data
+from transformer_components.wordpiece import BERT_SPECIAL_TOKENS, WordPiece, count_words, train_wordpiece
+
+NEEDED = [("vocab", "bert-base-uncased", "vocab.txt"), ("corpora", "wikitext-2", "valid.txt"),
+          ("corpora", "tinyshakespeare", "input.txt")]
+
+def best_of(n, f):
+    "Smallest wall time of `n` runs of `f()`, and its last result."
+    best, out = float("inf"), None
+    for _ in range(n):
+        t = time.perf_counter(); out = f(); best = min(best, time.perf_counter() - t)
+    return best, out
+
+def main():
+    missing = [p for p in NEEDED if not has_shared_data(*p)]
+    if missing:
+        print("benchmarks/wordpiece.py: shared data not found (" + ", ".join("/".join(p) for p in missing)
+              + "); set TC_DATA or put ../shared/data beside the clone. Nothing measured.")
+        return 0
+    try:
+        from tokenizers import BertWordPieceTokenizer, Tokenizer, models, normalizers, pre_tokenizers, trainers
+    except ImportError:
+        print("benchmarks/wordpiece.py: HF `tokenizers` is not installed (a dev extra); nothing to compare against.")
+        return 0
+    vocab = str(shared_data(*NEEDED[0]))
+    lines = []
+    for p in NEEDED[1:]: lines += shared_data(*p).read_text(encoding="utf-8").split("\n")
+    mb = sum(len(l.encode("utf-8")) for l in lines) / 1e6
+    print(f"encoding: {len(lines):,} lines, {mb:.2f} MB, one line at a time, one thread")
+
+    hf = BertWordPieceTokenizer(vocab, lowercase=True)
+    ours = WordPiece.from_vocab_txt(vocab)
+    t_hf, _ = best_of(3, lambda: [hf.encode(l) for l in lines])
+    t_cold, _ = best_of(1, lambda: [ours.encode(l) for l in lines])
+    t_warm, enc = best_of(3, lambda: [ours.encode(l) for l in lines])
+    same = sum(a.ids == b.ids for a, b in zip(enc, (hf.encode(l) for l in lines)))
+    print(f"  HF BertWordPieceTokenizer  {mb / t_hf:6.2f} MB/s")
+    print(f"  ours, cold cache           {mb / t_cold:6.2f} MB/s   ratio {t_hf / t_cold:.2f}x HF")
+    print(f"  ours, warm cache           {mb / t_warm:6.2f} MB/s   ratio {t_hf / t_warm:.2f}x HF   (target >= 1.0x)")
+    print(f"  identical ids: {same:,} / {len(lines):,} lines")
+
+    shakes = shared_data(*NEEDED[2]).read_text(encoding="utf-8").split("\n")
+    size = 8000
+    print(f"training on tinyshakespeare to {size:,} tokens (different algorithms: likelihood vs frequency)")
+    def ours_train():
+        return train_wordpiece(count_words(shakes), size)[0]
+    def hf_train():
+        t = Tokenizer(models.WordPiece(unk_token="[UNK]"))
+        t.normalizer, t.pre_tokenizer = normalizers.BertNormalizer(), pre_tokenizers.BertPreTokenizer()
+        t.train_from_iterator(shakes, trainers.WordPieceTrainer(vocab_size=size, special_tokens=list(BERT_SPECIAL_TOKENS), show_progress=False))
+        return t
+    t_ours, v = best_of(2, ours_train)
+    t_hft, h = best_of(2, hf_train)
+    print(f"  HF WordPieceTrainer (BPE rule)  {t_hft:6.2f} s   vocab {h.get_vocab_size():,}")
+    print(f"  ours (likelihood rule)          {t_ours:6.2f} s   vocab {len(v):,}   ratio {t_ours / t_hft:.2f}x HF's time")
+    return 0
+
+if __name__ == "__main__":
+    sys.exit(main())
