@@ -116,8 +116,9 @@ def execute_all(workers: int = 2) -> list[Path]:
         if dest.exists() and keyf.exists() and keyf.read_text() == key: print(f"  cached   {nb.name}")
         else: todo.append((nb, dest, keyf, key))
     if todo:
-        with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn")) as pool:
-            futs = [(t, pool.submit(execute_notebook, str(t[0]), str(t[1]), sorted(active))) for t in todo]
+        # a fresh process per notebook: IPython replaces `__main__` in its process, and notebooks must not share state
+        with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn"), max_tasks_per_child=1) as pool:
+            futs = [(t, pool.submit(_worker.execute_notebook, str(t[0]), str(t[1]), sorted(active))) for t in todo]
             failed = []
             for (nb, dest, keyf, key), fut in futs:
                 try: secs = fut.result()
@@ -146,10 +147,29 @@ def _relink(text: str, names: dict[str, str]) -> str:
     return re.sub(r"\b(\d\d[\w.-]*?)\.ipynb\b", lambda m: f"{names.get(m.group(1), m.group(1))}.ipynb", text)
 
 
+def _needs_doc_eval(cell) -> bool | None:
+    """Stricter version of nbdev's `_do_eval`: re-run only exported cells, pure-import cells and `show_doc` calls.
+    nbdev also re-runs any cell that merely *contains* an import (even inside a `try` or a function), without the
+    rest of the notebook's state, which breaks test cells that import a reference package next to their code."""
+    import ast
+    from nbdev import processors as P
+    if P.cell_lang(cell) != "python" or cell.cell_type != "code" or not cell.source: return None
+    if "nbdev_export" + "()" in cell.source: return None
+    if cell.directives_.get("eval:", [""])[0].lower() == "false": return None
+    if cell.directives_.keys() & {"export", "exports", "exporti", "exec_doc"}: return True
+    trees = cell.parsed_()
+    if not trees: return None
+    body = list(trees)  # `parsed_` gives the top-level statements
+    if body and all(isinstance(node, (ast.Import, ast.ImportFrom)) for node in body): return True
+    return bool(P._show_docs(trees)) or None
+
+
 def process_notebook(src: str, dest: str, names: dict[str, str]) -> None:
     "Run nbdev's doc processors (show_doc, hide, echo, front matter...) over an executed notebook."
     from execnb.nbio import read_nb, write_nb
+    from nbdev import processors
     from nbdev.processors import FilterDefaults
+    processors._do_eval = _needs_doc_eval
     os.chdir(ROOT)  # nbdev finds settings.ini from the working directory
     nb = read_nb(src)
     FilterDefaults()(nb)
@@ -167,8 +187,8 @@ def process_all(executed: list[Path], workers: int = 2) -> list[tuple[Path, str]
     PROC.mkdir()
     pages = [(nb, page_name(NBS / nb.name)) for nb in executed]
     names = {nb.stem: name for nb, name in pages}
-    with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn")) as pool:
-        list(pool.map(process_notebook, [str(nb) for nb, _ in pages], [str(PROC / f"{n}.ipynb") for _, n in pages],
+    with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn"), max_tasks_per_child=1) as pool:
+        list(pool.map(_worker.process_notebook, [str(nb) for nb, _ in pages], [str(PROC / f"{n}.ipynb") for _, n in pages],
                       [names] * len(pages)))
     for asset in NBS.iterdir():  # styles, images and the site config travel with the pages
         if asset.is_file() and asset.suffix not in (".ipynb",) and asset.name != "sidebar.yml":
@@ -308,6 +328,8 @@ def build(workers: int = 2) -> Path:
 
 
 if __name__ == "__main__":
+    sys.path.insert(0, str(Path(__file__).parent))
+    import docs as _worker  # workers must find their functions in an importable module, not in `__main__`
     cmd = sys.argv[1] if len(sys.argv) > 1 else "build"
     if cmd == "build": build(int(os.environ.get("DOCS_WORKERS", "2")))
     elif cmd == "readme": write_readme()
