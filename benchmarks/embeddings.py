@@ -1,0 +1,53 @@
+"""Token embedding + positional encoding forward against a plain copy (the memory-bandwidth baseline) and peers.
+
+Run: python benchmarks/embeddings.py
+Bytes counted for every implementation alike: the gathered table rows read once, the position rows read once and
+the output written once. The copy baseline moves the same number of output bytes (read once, write once).
+Peers: the naive `emb(ids) + pe` of seeds 001/004 and the HF BERT-style sum of two `nn.Embedding` lookups
+(position ids gathered). No shared data is needed.
+"""
+import time
+import torch
+import torch.nn as nn
+from transformer_components.embeddings import TokenEmbeddings
+from transformer_components.positional_encoding import PositionalEncoder, TokenPositionEmbedding
+
+def best_times(fns: dict, rounds: int = 40) -> dict:
+    "Best wall time of each function, run round-robin so that machine load hits all of them alike."
+    best = {k: float("inf") for k in fns}
+    with torch.no_grad():
+        for f in fns.values(): f(); f()
+        for _ in range(rounds):
+            for k, f in fns.items():
+                t = time.perf_counter(); f(); best[k] = min(best[k], time.perf_counter() - t)
+    return best
+
+def main(B=8, S=512, D=512, V=32_000):
+    torch.manual_seed(0)
+    ids = torch.randint(0, V, (B, S))
+    ours_fixed = TokenPositionEmbedding(TokenEmbeddings(V, D), PositionalEncoder(S, D, is_learned=False)).eval()
+    ours_learned = TokenPositionEmbedding(TokenEmbeddings(V, D), PositionalEncoder(S, D)).eval()
+    emb, pe = ours_fixed.tokens.embedding, ours_fixed.positions.pos_encodings[:S]
+    word, pos = ours_learned.tokens.embedding, ours_learned.positions.pos_embedding
+    position_ids = torch.arange(S)[None].expand(B, S)
+    naive = lambda: emb(ids) + pe
+    hf_style = lambda: word(ids) + pos(position_ids)
+    with torch.no_grad():
+        torch.testing.assert_close(ours_fixed(ids), naive(), rtol=0, atol=0)
+        torch.testing.assert_close(ours_learned(ids), hf_style(), rtol=0, atol=0)
+    out = torch.empty(B, S, D)
+    fns = {"copy (baseline)": lambda: out.clone(), "ours fixed": lambda: ours_fixed(ids),
+           "ours learned": lambda: ours_learned(ids), "naive emb(ids) + pe": naive, "HF-style two lookups": hf_style}
+    best = best_times(fns)
+    n_out = out.numel() * 4
+    moved = {k: 2 * n_out if k.startswith("copy") else 2 * n_out + S * D * 4 for k in fns}
+    base = moved["copy (baseline)"] / best["copy (baseline)"]
+    print(f"token + position embedding, ids [{B}, {S}], dim {D}, vocab {V:,}, float32, {torch.get_num_threads()} threads")
+    print(f"{'implementation':26s} {'ms':>8s} {'GB/s':>8s} {'vs copy':>8s}")
+    for k, t in best.items():
+        print(f"{k:26s} {t * 1e3:8.3f} {moved[k] / t / 1e9:8.1f} {moved[k] / t / base:8.2f}")
+    for ours in ("ours fixed", "ours learned"):
+        print(f"{ours}: " + ", ".join(f"{best[p] / best[ours]:.2f}x {p}" for p in ("naive emb(ids) + pe", "HF-style two lookups")))
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,89 @@
+"""RoPE throughput against a plain copy of the same tensor (the memory-bandwidth baseline) and against peers.
+
+Run: python benchmarks/rope.py [--compile]
+Prints one line per implementation: best time over interleaved rounds, effective bandwidth (bytes read + written
+by an ideal one-pass kernel: the input once, the output once) and the ratio to the copy of the same size.
+Peers are re-implemented here from their published formulas (HF rotate-half, torchtune's interleaved reshape,
+Meta llama's complex multiplication); `rotary-embedding-torch` is measured when installed (bench extra).
+No shared data is needed.
+"""
+import argparse, time
+import torch
+from transformer_components.rope import RotaryEmbedding
+
+def best_times(fns: dict, rounds: int = 40) -> dict:
+    "Best wall time of each function, run round-robin so that machine load hits all of them alike."
+    best = {k: float("inf") for k in fns}
+    with torch.no_grad():
+        for f in fns.values(): f(); f()
+        for _ in range(rounds):
+            for k, f in fns.items():
+                t = time.perf_counter(); f(); best[k] = min(best[k], time.perf_counter() - t)
+    return best
+
+def hf_rotate_half(x, cos, sin):
+    "transformers' llama: q * cos + rotate_half(q) * sin with cos/sin repeated over both halves."
+    x1, x2 = x[..., : x.shape[-1] // 2], x[..., x.shape[-1] // 2 :]
+    return x * cos + torch.cat((-x2, x1), dim=-1) * sin
+
+def torchtune_style(x, cache):
+    "torchtune's RotaryPositionalEmbeddings: reshape to pairs, stack the two rotated coordinates, flatten."
+    xs = x.float().reshape(*x.shape[:-1], -1, 2)
+    out = torch.stack([xs[..., 0] * cache[..., 0] - xs[..., 1] * cache[..., 1],
+                       xs[..., 1] * cache[..., 0] + xs[..., 0] * cache[..., 1]], -1)
+    return out.flatten(3).type_as(x)
+
+def llama_complex(x, freqs_cis):
+    "Meta llama's apply_rotary_emb: view pairs as complex, multiply by freqs_cis, view back."
+    xc = torch.view_as_complex(x.float().reshape(*x.shape[:-1], -1, 2))
+    return torch.view_as_real(xc * freqs_cis).flatten(3).type_as(x)
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--compile", action="store_true", help="also time torch.compile of our rotation (slow to compile)")
+    ap.add_argument("--shape", default="8,8,512,64", help="batch,heads,seq,head_dim")
+    args = ap.parse_args()
+    B, H, S, D = map(int, args.shape.split(","))
+    torch.manual_seed(0)
+    x = torch.randn(B, H, S, D)
+    ours_i, ours_h = RotaryEmbedding(D), RotaryEmbedding(D, layout="half")
+    cos, sin = ours_i.cos_cached[:S], ours_i.sin_cached[:S]
+    cos2, sin2 = torch.cat([cos, cos], -1), torch.cat([sin, sin], -1)
+    cache = torch.stack([cos, sin], -1)
+    freqs_cis = torch.complex(cos, sin)
+    # the peers must compute what we compute
+    torch.testing.assert_close(hf_rotate_half(x, cos2, sin2), ours_h.rotate(x), rtol=0, atol=1e-5)
+    torch.testing.assert_close(torchtune_style(x, cache), ours_i.rotate(x), rtol=0, atol=1e-5)
+    torch.testing.assert_close(llama_complex(x, freqs_cis), ours_i.rotate(x), rtol=0, atol=1e-5)
+    fns = {"copy (baseline)": lambda: x.clone(),
+           "ours interleaved": lambda: ours_i.rotate(x), "ours half": lambda: ours_h.rotate(x),
+           "HF rotate_half": lambda: hf_rotate_half(x, cos2, sin2),
+           "torchtune-style": lambda: torchtune_style(x, cache),
+           "llama complex": lambda: llama_complex(x, freqs_cis)}
+    try:
+        from rotary_embedding_torch import RotaryEmbedding as LucidRotary
+        lucid = LucidRotary(dim=D)
+        fns["rotary-embedding-torch"] = lambda: lucid.rotate_queries_or_keys(x)
+    except ImportError:
+        print("rotary-embedding-torch: not installed (bench extra), not measured")
+    if args.compile:
+        t = time.time()
+        comp_i, comp_h = torch.compile(ours_i.rotate), torch.compile(ours_h.rotate)
+        with torch.no_grad():
+            torch.testing.assert_close(comp_i(x), ours_i.rotate(x), rtol=0, atol=1e-6); comp_h(x)
+        print(f"torch.compile took {time.time() - t:.1f} s")
+        fns["ours interleaved, compiled"] = lambda: comp_i(x)
+        fns["ours half, compiled"] = lambda: comp_h(x)
+    best = best_times(fns)
+    nbytes = 2 * x.numel() * x.element_size()
+    base = best["copy (baseline)"]
+    print(f"RoPE on [{B}, {H}, {S}, {D}] float32, {torch.get_num_threads()} threads, torch {torch.__version__}")
+    print(f"{'implementation':30s} {'ms':>8s} {'GB/s':>8s} {'vs copy':>8s}")
+    for k, t in best.items():
+        print(f"{k:30s} {t * 1e3:8.3f} {nbytes / t / 1e9:8.1f} {base / t:8.2f}")
+    peers = [k for k in best if not k.startswith(("ours", "copy"))]
+    for ours in ("ours interleaved", "ours half"):
+        print(f"{ours}: " + ", ".join(f"{best[p] / best[ours]:.2f}x {p}" for p in peers))
+
+if __name__ == "__main__":
+    main()
