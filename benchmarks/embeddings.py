@@ -12,7 +12,7 @@ import torch.nn as nn
 from transformer_components.embeddings import TokenEmbeddings
 from transformer_components.positional_encoding import PositionalEncoder, TokenPositionEmbedding
 
-def best_times(fns: dict, rounds: int = 40) -> dict:
+def best_times(fns: dict, rounds: int = 100) -> dict:
     "Best wall time of each function, run round-robin so that machine load hits all of them alike."
     best = {k: float("inf") for k in fns}
     with torch.no_grad():

@@ -11,7 +11,7 @@ import argparse, time
 import torch
 from transformer_components.rope import RotaryEmbedding
 
-def best_times(fns: dict, rounds: int = 40) -> dict:
+def best_times(fns: dict, rounds: int = 100) -> dict:
     "Best wall time of each function, run round-robin so that machine load hits all of them alike."
     best = {k: float("inf") for k in fns}
     with torch.no_grad():
