@@ -19,7 +19,7 @@ from typing import Iterable, NamedTuple
 from fastcore.basics import patch
 from fastcore.script import call_parse
 
-from .core import atomic_write
+from .core import atomic_write, dashed_options
 
 # %% auto #0
 __all__ = ['to_simplified', 'read_word_list', 'default_cache_dir', 'WordDictionary', 'default_dictionary_path', 'Segmenter',
@@ -424,19 +424,8 @@ def read_lines(
     if lines and not lines[-1]: lines.pop()
     return [line.rstrip("\r") for line in lines]
 
-# %% ../nbs/02_chinese.ipynb #a708ee3b
-def _dashed_options(argv: list[str], names=("user_dict",)) -> list[str]:
-    "`argv` with `--user-dict` (and `--user-dict=...`) rewritten to fastcore's `--user_dict`."
-    dashed = {f"--{n.replace('_', '-')}": f"--{n}" for n in names}
-    out = []
-    for a in argv:
-        flag, eq, val = a.partition("=")
-        out.append(dashed[flag] + eq + val if flag in dashed else a)
-    return out
-
-if Path(sys.argv[0]).name in ("tc-segment", "tc-segment.exe"): sys.argv[1:] = _dashed_options(sys.argv[1:])
-
 # %% ../nbs/02_chinese.ipynb #13ce6019
+@dashed_options
 @call_parse
 def tc_segment(
     dict: str = None,  # dictionary file (`word freq [tag]` or one word a line); default: jieba's dict.txt if installed
