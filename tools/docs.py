@@ -295,7 +295,8 @@ def readme_markdown() -> str:
             if fm.get("description"): parts.append(f"> {fm['description']}")
         elif cell.cell_type == "markdown":
             if src.startswith("<!-- WARNING"): continue
-            parts.append(re.sub(r"\]\((\d\d[\w.-]*?)\.ipynb\)", lambda m: f"]({site}/{names.get(m.group(1), m.group(1))}.html)", src))
+            parts.append(re.sub(r"\]\((\d\d[\w.-]*?)\.ipynb(#[^)]*)?\)",
+                                lambda m: f"]({site}/{names.get(m.group(1), m.group(1))}.html{m.group(2) or ''})", src))
         elif cell.cell_type == "code":
             code = "\n".join(l for l in src.splitlines() if not l.startswith("#|")).strip()
             if code: parts.append(f"```python\n{code}\n```")
