@@ -96,6 +96,20 @@ def test_every_notebook_has_a_page_and_sidebar_links_resolve(site, browser):
     assert {f"{name}.html" for _, name in pages} <= {Path(l).name for l in local}, "a notebook is missing from the sidebar"
 
 
+def test_index_links_and_anchors_resolve(site, browser):
+    "Every local link on the index page (the contents and the figure list) reaches an existing page and anchor."
+    html = dom(browser, site / "index.html")
+    links = set(re.findall(r'<a[^>]+href="([^"]+)"', html))
+    local = sorted(l for l in links if not re.match(r"^[a-z]+:", l) and not l.startswith("#") and ".html" in l)
+    assert len(local) > 10, local
+    for link in local:
+        page, _, anchor = link.partition("#")
+        assert (site / page).exists(), f"index links to missing page {page}"
+        if anchor:
+            ids = set(re.findall(r'id="([^"]+)"', (site / page).read_text(encoding="utf-8")))
+            assert anchor in ids, f"index links to {link}, but {page} has no element with id {anchor!r}"
+
+
 def test_math_is_typeset_offline(site, browser):
     html = dom(browser, site / "index.html")
     assert 'class="katex"' in html, "KaTeX did not typeset the index page's formula"
