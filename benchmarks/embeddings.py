@@ -6,24 +6,11 @@ the output written once. The copy baseline moves the same number of output bytes
 Peers: the naive `emb(ids) + pe` of seeds 001/004 and the HF BERT-style sum of two `nn.Embedding` lookups
 (position ids gathered). No shared data is needed.
 """
-import time
 import torch
 import torch.nn as nn
 from transformer_components.embeddings import TokenEmbeddings
 from transformer_components.positional_encoding import PositionalEncoder, TokenPositionEmbedding
-
-def best_times(fns: dict, rounds: int = 100) -> dict:
-    """Best time of each function, run round-robin so that machine load hits all of them alike.
-    With one torch thread the clock is this thread's CPU time, which does not count the time the OS gives to other
-    processes (this machine is shared); with more threads it is wall time."""
-    clock = time.thread_time if torch.get_num_threads() == 1 else time.perf_counter
-    best = {k: float("inf") for k in fns}
-    with torch.no_grad():
-        for f in fns.values(): f(); f()
-        for _ in range(rounds):
-            for k, f in fns.items():
-                t = clock(); f(); best[k] = min(best[k], clock() - t)
-    return best
+from _timing import best_times  # benchmarks/ is on sys.path when a script runs
 
 def main(B=8, S=512, D=512, V=32_000):
     torch.manual_seed(0)

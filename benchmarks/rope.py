@@ -10,19 +10,7 @@ No shared data is needed.
 import argparse, time
 import torch
 from transformer_components.rope import RotaryEmbedding
-
-def best_times(fns: dict, rounds: int = 100) -> dict:
-    """Best time of each function, run round-robin so that machine load hits all of them alike.
-    With one torch thread the clock is this thread's CPU time, which does not count the time the OS gives to other
-    processes (this machine is shared); with more threads it is wall time."""
-    clock = time.thread_time if torch.get_num_threads() == 1 else time.perf_counter
-    best = {k: float("inf") for k in fns}
-    with torch.no_grad():
-        for f in fns.values(): f(); f()
-        for _ in range(rounds):
-            for k, f in fns.items():
-                t = clock(); f(); best[k] = min(best[k], clock() - t)
-    return best
+from _timing import best_times  # benchmarks/ is on sys.path when a script runs
 
 def hf_rotate_half(x, cos, sin):
     "transformers' llama: q * cos + rotate_half(q) * sin with cos/sin repeated over both halves."
