@@ -59,7 +59,7 @@ pytest: setup ## run tests/ (CLI end to end, the docs site in a browser, ...)
 test: check-clean check-export check-readme nbtest pytest ## all checks; pytest's summary line closes the run
 
 bench: export ## run the benchmarks against peers (prints ratios measured in one run)
-	@for f in benchmarks/*.py; do echo "== $$f"; $(PY) $$f; done
+	@for f in benchmarks/[!_]*.py; do echo "== $$f"; $(PY) $$f; done
 
 clean: ## remove build outputs (keeps .venv)
 	rm -rf _docs _proc _exec .pytest_cache
