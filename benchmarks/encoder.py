@@ -1,0 +1,77 @@
+"""Training throughput (real tokens per second) of our SentimentClassifier against the same-size classifier built
+from PyTorch's nn.TransformerEncoder, measured in one run on the same batches.
+
+Run: python benchmarks/encoder.py [--threads N] [--rounds R]
+Both models: token + learned position embeddings, pre-norm encoder blocks with a final LayerNorm, masked mean
+pooling, a linear head; same parameter count, dropout 0.1, AdamW. One training step = forward, cross-entropy,
+backward, optimizer step, on a dynamically padded batch. Each step is timed round-robin over the two models and
+the best round is kept. No shared data is needed (synthetic ids with sentence-like lengths).
+"""
+import time
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+from transformer_components.encoder import SentimentClassifier
+from transformer_components.training import pad_batch
+
+
+class TorchClassifier(nn.Module):
+    "The peer: `nn.TransformerEncoder` (batch_first, norm_first) with the same embeddings, pooling and head."
+    def __init__(self, vocab, dim, layers, heads, ff, max_len, dropout):
+        super().__init__()
+        self.tok, self.pos = nn.Embedding(vocab, dim, padding_idx=0), nn.Embedding(max_len, dim)
+        layer = nn.TransformerEncoderLayer(dim, heads, ff, dropout, batch_first=True, norm_first=True)
+        self.enc = nn.TransformerEncoder(layer, layers, norm=nn.LayerNorm(dim), enable_nested_tensor=False)
+        self.drop, self.head = nn.Dropout(dropout), nn.Linear(dim, 2)
+
+    def forward(self, ids):
+        x = self.drop(self.tok(ids) + self.pos.weight[: ids.shape[1]])
+        pad = ids == 0
+        h = self.enc(x, src_key_padding_mask=pad)
+        keep = (~pad).unsqueeze(-1).to(h.dtype)
+        return self.head(self.drop((h * keep).sum(1) / keep.sum(1)))
+
+
+def main(vocab=8000, dim=96, layers=2, heads=4, ff=192, batch=64, n_batches=8, rounds=10):
+    torch.manual_seed(0)
+    g = torch.Generator().manual_seed(0)
+    batches = []
+    for _ in range(n_batches):
+        lengths = torch.randint(4, 40, (batch,), generator=g).tolist()
+        ids = pad_batch([[2] + torch.randint(5, vocab, (n - 2,), generator=g).tolist() + [3] for n in lengths])
+        batches.append((ids, torch.randint(0, 2, (batch,), generator=g), sum(lengths)))
+    ours = SentimentClassifier(vocab, dim, 64, layers, heads, ff, 0.1, True, "learned", "mean").train()
+    peer = TorchClassifier(vocab, dim, layers, heads, ff, 64, 0.1).train()
+    n_ours, n_peer = (sum(p.numel() for p in m.parameters()) for m in (ours, peer))
+    assert n_ours == n_peer, (n_ours, n_peer)
+    models = {"ours (SentimentClassifier)": ours, "nn.TransformerEncoder": peer}
+    opts = {k: torch.optim.AdamW(m.parameters(), 1e-3) for k, m in models.items()}
+    clock = time.thread_time if torch.get_num_threads() == 1 else time.perf_counter
+    def step(k, ids, y):
+        loss = F.cross_entropy(models[k](ids), y)
+        opts[k].zero_grad(set_to_none=True); loss.backward(); opts[k].step()
+    for k in models:  # warm-up
+        for ids, y, _ in batches[:2]: step(k, ids, y)
+    best = {k: [float("inf")] * n_batches for k in models}
+    for _ in range(rounds):
+        for i, (ids, y, _) in enumerate(batches):
+            for k in models:
+                t = clock(); step(k, ids, y); best[k][i] = min(best[k][i], clock() - t)
+    tokens = sum(n for *_, n in batches)
+    rate = {k: tokens / sum(v) for k, v in best.items()}
+    print(f"training step, vocab {vocab:,}, dim {dim}, {layers} layers, {heads} heads, ff {ff}, batch {batch}, "
+          f"{n_batches} batches (lengths 4-39, {tokens:,} real tokens), {n_ours:,} parameters each, "
+          f"{torch.get_num_threads()} threads, best of {rounds} rounds")
+    for k, r in rate.items(): print(f"{k:28s} {r:10,.0f} tokens/s")
+    print(f"ours / nn.TransformerEncoder: {rate['ours (SentimentClassifier)'] / rate['nn.TransformerEncoder']:.2f}x")
+
+
+if __name__ == "__main__":
+    import argparse
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--threads", type=int, default=1, help="torch threads (1: timed with thread CPU time)")
+    ap.add_argument("--rounds", type=int, default=10, help="timed rounds (the best is kept)")
+    args = ap.parse_args()
+    torch.set_num_threads(args.threads)
+    main(rounds=args.rounds)
