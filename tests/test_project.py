@@ -72,3 +72,12 @@ def test_no_module_hard_codes_a_device():
         for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
             if pattern.search(line): offenders.append(f"{path.name}:{n}: {line.strip()}")
     assert not offenders, "hard-coded devices:\n" + "\n".join(offenders)
+
+
+def test_modules_compile_without_warnings():
+    "No invalid escape sequences (LaTeX in docstrings needs raw strings): a SyntaxError from Python 3.12 on."
+    import warnings
+    for path in sorted((ROOT / "transformer_components").glob("*.py")):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            compile(path.read_text(encoding="utf-8"), str(path), "exec")

@@ -30,7 +30,7 @@ def sinusoidal_angles(
     dim: int,  # encoding size `d`
     base: float = 10000.0,  # `n` in $\omega_k = n^{-2k/d}$
 ) -> torch.Tensor:  # float64 angles `[*positions.shape, ceil(dim/2)]`
-    "Angles $\omega_k t$ for each position and each frequency $k = 0 .. \lceil d/2 \rceil - 1$, in float64."
+    r"Angles $\omega_k t$ for each position and each frequency $k = 0 .. \lceil d/2 \rceil - 1$, in float64."
     check_positive_int("dim", dim)
     if not base > 1: raise ValueError(f"base must be > 1, got {base}")
     k = torch.arange(0, (dim + 1) // 2, dtype=torch.float64, device=positions.device)

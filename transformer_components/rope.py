@@ -219,7 +219,7 @@ def rope_scores_by_distance(
     base: float = 10000.0,
     layout: str = "interleaved",
 ) -> torch.Tensor:  # float32 `[max_distance]`
-    "Scores $q^\top R_{dist} k / \sqrt{D}$ of an all-ones query at position 0 against all-ones keys at each distance."
+    r"Scores $q^\top R_{dist} k / \sqrt{D}$ of an all-ones query at position 0 against all-ones keys at each distance."
     rope = RotaryEmbedding(dim, base=base, layout=layout, max_seq_len=max_distance)
     with torch.no_grad():
         q = rope.rotate(torch.ones(1, 1, 1, dim))
@@ -249,7 +249,7 @@ def plot_rope_dimensions(
     pairs=(0, 16, 32, 64, 96, 127),  # which pairs i to draw
     base: float = 10000.0,
 ):
-    "Per-pair score terms $2\cos(\theta_i\,dist)$ over distance (log scale); returns the figure."
+    r"Per-pair score terms $2\cos(\theta_i\,dist)$ over distance (log scale); returns the figure."
     import matplotlib.pyplot as plt
     # distances spaced evenly on the log axis: every integer up to 1,000, then 4,000 more
     dist = np.unique(np.concatenate([np.arange(1, 1000), np.geomspace(1000, max_distance - 1, 4000).astype(int)]))
