@@ -55,6 +55,7 @@ class TokenEmbeddings(nn.Module):
     def forward(self,
                 ids: torch.Tensor,  # integer ids of any shape, e.g. `[batch, seq]`
                ) -> torch.Tensor:  # `[*ids.shape, embedding_dim]`
+        "Vectors of `ids`: `[*ids.shape, embedding_dim]`, times √d when `scale`; bad ids raise `TypeError`/`IndexError`."
         check_token_ids("ids", ids, self.vocab_size)
         out = self.embedding(ids)
         return out * self.multiplier if self.scale else out

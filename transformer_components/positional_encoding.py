@@ -188,6 +188,7 @@ def forward(self: PositionalEncoder,
             positions: torch.Tensor | None = None,  # explicit positions `[seq]` or `[batch, seq]`
             offset: int | torch.Tensor = 0,  # first position: an int, or one per row `[batch]` for left padding
            ) -> torch.Tensor:  # `[batch, seq, dim]` in x's dtype
+    "`x` `[batch, seq, dim]` plus the encoding of its positions (then dropout), in `x`'s dtype."
     if not isinstance(x, torch.Tensor) or not x.is_floating_point():
         raise TypeError(f"x must be a floating-point tensor [batch, seq, dim], got "
                         f"{x.dtype if isinstance(x, torch.Tensor) else type(x).__name__}")
@@ -220,6 +221,7 @@ class TokenPositionEmbedding(nn.Module):
                 positions: torch.Tensor | None = None,  # explicit positions `[seq]` or `[batch, seq]`
                 offset: int | torch.Tensor = 0,  # first position, or one per row `[batch]`
                ) -> torch.Tensor:  # `[batch, seq, dim]`
+        "Token vectors plus position vectors of `ids` `[batch, seq]`: `[batch, seq, dim]`."
         tok, pos = self.tokens, self.positions
         check_token_ids("ids", ids, tok.vocab_size)
         if ids.ndim == 0: raise ValueError("ids must be [batch, seq] or [seq], got a scalar")
