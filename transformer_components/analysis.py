@@ -72,17 +72,22 @@ def cosine_distance(
     return 1 - cosine_similarity(a, b)
 
 # %% ../nbs/30_analysis.ipynb #216d900c
-def cosine_similarity_matrix(
-    a,  # vectors `[n, dim]`
-    b=None,  # vectors `[m, dim]`; `None` compares `a` with itself
-) -> torch.Tensor:
-    "Cosine similarity of every row of `a` with every row of `b`: `[n, m]` (zero rows give 0)."
+def _row_sets(a, b):
+    "Check two sets of rows `[n, dim]` and `[m, dim]` (`b=None`: `a` again) and bring both to a common float dtype."
     a = _as_float("a", a, ndim=2, shape_hint="[n, dim]")
     b = a if b is None else _as_float("b", b, ndim=2, shape_hint="[m, dim]")
     if a.shape[1] != b.shape[1]:
         raise ValueError(f"a and b must have the same dim, got shapes {list(a.shape)} and {list(b.shape)}")
     dtype = torch.promote_types(a.dtype, b.dtype)
-    return (_unit(a.to(dtype)) @ _unit(b.to(dtype)).T).clamp(-1, 1)
+    return a.to(dtype), b.to(dtype)
+
+def cosine_similarity_matrix(
+    a,  # vectors `[n, dim]`
+    b=None,  # vectors `[m, dim]`; `None` compares `a` with itself
+) -> torch.Tensor:
+    "Cosine similarity of every row of `a` with every row of `b`: `[n, m]` (zero rows give 0)."
+    a, b = _row_sets(a, b)
+    return (_unit(a) @ _unit(b).T).clamp(-1, 1)
 
 def cosine_distance_matrix(
     a,  # vectors `[n, dim]`
@@ -97,12 +102,8 @@ def euclidean_distance_matrix(
     b=None,  # points `[m, dim]`; `None` measures `a` against itself
 ) -> torch.Tensor:
     "Euclidean distance between every row of `a` and every row of `b`: `[n, m]`."
-    a = _as_float("a", a, ndim=2, shape_hint="[n, dim]")
-    b = a if b is None else _as_float("b", b, ndim=2, shape_hint="[m, dim]")
-    if a.shape[1] != b.shape[1]:
-        raise ValueError(f"a and b must have the same dim, got shapes {list(a.shape)} and {list(b.shape)}")
-    dtype = torch.promote_types(a.dtype, b.dtype)
-    return torch.cdist(a.to(dtype), b.to(dtype), compute_mode="donot_use_mm_for_euclid_dist")
+    a, b = _row_sets(a, b)
+    return torch.cdist(a, b, compute_mode="donot_use_mm_for_euclid_dist")
 
 # %% ../nbs/30_analysis.ipynb #e6e515a8
 def pe_correlation(
