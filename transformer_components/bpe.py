@@ -88,8 +88,9 @@ def bpe_merge_word(
 ) -> list[str]:
     "Apply the merges to one word, lowest rank first, as GPT-2 and HF `tokenizers` do."
     symbols, get, never = list(symbols), ranks.get, float("inf")
-    while len(symbols) > 1:
-        rs = list(map(get, zip(symbols, symbols[1:]), repeat(never)))
+    if len(symbols) < 2: return symbols
+    rs = list(map(get, zip(symbols, symbols[1:]), repeat(never)))  # rank of each adjacent pair
+    while True:
         best = min(rs)
         if best == never: break
         j = rs.index(best)  # a rank names one pair, so equal ranks are more occurrences of it
@@ -99,7 +100,12 @@ def bpe_merge_word(
                 j = rs.index(best, j + 1)
                 if j > hits[-1] + 1: hits.append(j)  # no overlaps: `a a a` -> `aa a`
         except ValueError: pass
-        for j in reversed(hits): symbols[j:j + 2] = [merged]
+        for j in reversed(hits):  # right to left, so earlier positions stay valid; only the merged pair's neighbours change
+            symbols[j:j + 2] = [merged]
+            del rs[j]
+            if j < len(rs): rs[j] = get((merged, symbols[j + 1]), never)
+            if j > 0: rs[j - 1] = get((symbols[j - 1], merged), never)
+        if not rs: break
     return symbols
 
 # %% ../nbs/03_bpe.ipynb #be07c58d
