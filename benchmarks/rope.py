@@ -1,8 +1,11 @@
 """RoPE throughput against a plain copy of the same tensor (the memory-bandwidth baseline) and against peers.
 
 Run: python benchmarks/rope.py [--no-compile] [--threads N]
-Prints one line per implementation: best time over interleaved rounds, effective bandwidth (bytes read + written
-by an ideal one-pass kernel: the input once, the output once) and the ratio to the copy of the same size.
+Prints one line per implementation: best time over interleaved rounds (each sample is 10 back-to-back calls, so
+every implementation is timed in its own steady state: with one call per sample, a fast kernel that runs right after
+a peer that floods the 32 MiB L3 cache with temporaries reads its input from DRAM and looks up to 2x slower, and the
+order of the peers decides the ratios), effective bandwidth (bytes read + written by an ideal one-pass kernel: the
+input once, the output once) and the ratio to the copy of the same size.
 Peers are re-implemented here from their published formulas (HF rotate-half, torchtune's interleaved reshape,
 Meta llama's complex multiplication); `rotary-embedding-torch` is measured when installed (bench extra).
 No shared data is needed.
@@ -65,7 +68,7 @@ def main():
         with torch.no_grad(): torch.testing.assert_close(comp_h.rotate(x), ours_h.rotate(x), rtol=0, atol=1e-6)
         print(f"torch.compile of the half layout took {time.time() - t:.1f} s")
         fns["ours half, compiled"] = lambda: comp_h.rotate(x)
-    best = best_times(fns)
+    best = best_times(fns, rounds=30, inner=10)
     nbytes = 2 * x.numel() * x.element_size()
     base = best["copy (baseline)"]
     print(f"RoPE on [{B}, {H}, {S}, {D}] float32, {torch.get_num_threads()} threads, torch {torch.__version__}")

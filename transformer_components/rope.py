@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import functools
+import warnings
 
 import numpy as np
 import torch
@@ -64,10 +65,12 @@ def apply_rotary(
 
 # %% ../nbs/12_rope.ipynb #a2c6e086
 def _half_rotation(x, cos, sin):
-    "Rotate-half as a single expression `[..., seq, head_dim]`, for `torch.compile` to fuse."
+    "Rotate-half as one expression over `[..., seq, head_dim]`, for `torch.compile` to fuse into a single pass."
     h = cos.shape[-1]
-    a, b = x[..., :h], x[..., h : 2 * h]
-    return torch.cat([a * cos - b * sin, b * cos + a * sin, x[..., 2 * h :]], -1)
+    halves = x[..., : 2 * h].unflatten(-1, (2, h))  # [..., seq, 2, h]: first half, second half
+    a, b = halves[..., 0, :], halves[..., 1, :]
+    rot = torch.stack([a * cos - b * sin, b * cos + a * sin], -2).flatten(-2)
+    return rot if 2 * h == x.shape[-1] else torch.cat([rot, x[..., 2 * h :]], -1)
 
 @functools.cache
 def _compiled_half():
@@ -164,9 +167,14 @@ def rotate(self: RotaryEmbedding,
         cos, sin = self.cos_sin(pos)
     cos, sin = cos.to(x.device), sin.to(x.device)
     xf = x if x.dtype == torch.float32 else x.float()
+    out = None
     if self.compile and self.layout == "half" and not (torch.is_grad_enabled() and xf.requires_grad):
-        out = _compiled_half()(xf, cos, sin)
-    else: out = apply_rotary(xf, cos, sin, self.layout)
+        try: out = _compiled_half()(xf, cos, sin)
+        except Exception as e:  # torch.compile needs a C++ compiler on CPU (Triton on GPU); stay correct without one
+            warnings.warn(f"RotaryEmbedding: torch.compile failed ({type(e).__name__}: {str(e)[:200]}); using the eager path",
+                          RuntimeWarning, stacklevel=2)
+            self.compile = False
+    if out is None: out = apply_rotary(xf, cos, sin, self.layout)
     return out if out.dtype == x.dtype else out.to(x.dtype)
 
 @patch
