@@ -1,0 +1,151 @@
+"""SST-2 recipe experiments behind the numbers in nbs/43_sentiment_tutorial.ipynb (not part of `make test` or `make bench`).
+
+Run: python tools/sst2_experiments.py [options]          one training run, one line of scores per epoch
+     python tools/sst2_experiments.py --ensemble A.pt B.pt  accuracy of averaged probabilities saved by --save-probs
+     python tools/sst2_experiments.py --naive-bayes         a unigram+bigram naive Bayes baseline (no neural net)
+
+Why a separate validation set: every GLUE SST-2 training phrase is a piece of some training sentence, and the ALPS
+split puts pieces of the same sentences on both sides, so ALPS dev accuracy (91% for models that score 80% on new
+sentences) says little. Here 700 full sentences of Kim's stsa.binary.train are held out and every training phrase of
+two or more words that occurs inside one of them is removed from the training data (about 6,800 phrases), so the
+validation sentences are as new to the model as the test sentences. "test" is the 872 sentences of
+stsa.binary.dev (= GLUE SST-2 dev), never used for training. Every run here used one torch thread.
+"""
+import argparse, collections, json, random, sys, time
+from pathlib import Path
+
+import torch
+import torch.nn.functional as F
+
+from transformer_components.core import shared_data
+from transformer_components.encoder import SentimentClassifier
+from transformer_components.training import encode_texts, make_batches, pad_batch, warmup_linear
+from transformer_components.wordpiece import WordPiece
+
+
+def read_tsv(path):
+    rows = Path(path).read_text(encoding="utf-8").splitlines()[1:]
+    return [(r.rsplit("\t", 1)[0].strip(), int(r.rsplit("\t", 1)[1])) for r in rows]
+
+def read_label_first(path):
+    return [(r[2:].strip(), int(r[0])) for r in Path(path).read_text(encoding="utf-8").splitlines()]
+
+def leak_free_split(n_valid=700, seed=123):
+    "(train phrases, held-out sentences, test sentences) with no multi-word training phrase inside a held-out sentence."
+    train = read_tsv(shared_data("sentiment", "sst2_glue_alps", "train.tsv")) + read_tsv(shared_data("sentiment", "sst2_glue_alps", "dev.tsv"))
+    kim = read_label_first(shared_data("sentiment", "sst2_sentence_kim2014", "stsa.binary.train"))
+    test = read_label_first(shared_data("sentiment", "sst2_sentence_kim2014", "stsa.binary.dev"))
+    known = {t for t, _ in train}
+    held = set(random.Random(seed).sample(sorted(t for t, _ in kim if t in known), n_valid))  # (a sentence listed twice is twice as likely)
+    valid = [(t, l) for t, l in kim if t in held]
+    inside = {" ".join(w[i:j]) for t in held for w in [t.split()] for i in range(len(w)) for j in range(i + 2, len(w) + 1)}
+    return [(t, l) for t, l in train if t not in inside], valid, test, {t for t, _ in kim}
+
+def naive_bayes(train, sets):
+    "Accuracy of a unigram+bigram naive Bayes (add-one smoothing, binary counts) on each (text, label) list."
+    feats = lambda t: set(t.split()) | {" ".join(p) for p in zip(t.split(), t.split()[1:])}
+    pos, neg = collections.Counter(), collections.Counter()
+    for t, l in train: (pos if l else neg).update(feats(t))
+    vocab = set(pos) | set(neg)
+    npos, nneg = sum(pos.values()) + len(vocab), sum(neg.values()) + len(vocab)
+    score = lambda t: sum(torch.log(torch.tensor((pos[f] + 1) / npos)) - torch.log(torch.tensor((neg[f] + 1) / nneg)) for f in feats(t) if f in vocab)
+    return [sum((float(score(t)) > 0) == bool(l) for t, l in data) / len(data) for data in sets]
+
+def probabilities(model, ids):
+    "Class probabilities `[n, 2]` in the order of `ids`."
+    model.eval(); out = torch.zeros(len(ids), 2)
+    with torch.no_grad():
+        order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
+        for s in range(0, len(order), 256):
+            b = order[s : s + 256]; out[b] = model(pad_batch([ids[i] for i in b])).softmax(-1)
+    model.train(); return out
+
+def mlm_pretrain(model, ids, tok, a):
+    "Masked-language-model pre-training of `model.encoder` on `ids` (BERT's 15% / 80-10-10 masking, tied output matrix)."
+    mask_id, V, d = tok.vocab["[MASK]"], len(tok.vocab), a.dim
+    emb = model.encoder.token_embedding.embedding.weight
+    dense, norm, bias = torch.nn.Linear(d, d), torch.nn.LayerNorm(d), torch.nn.Parameter(torch.zeros(V))
+    params = list(model.encoder.parameters()) + list(dense.parameters()) + list(norm.parameters()) + [bias]
+    opt = torch.optim.AdamW(params, lr=a.mlm_lr, weight_decay=0.01)
+    lengths = [len(x) for x in ids]
+    sched = torch.optim.lr_scheduler.LambdaLR(opt, warmup_linear(a.mlm_epochs * len(make_batches(lengths, 128, True, True, a.seed, 0)), 0.06))
+    g, start = torch.Generator().manual_seed(a.seed), time.time()
+    for ep in range(a.mlm_epochs):
+        total = n = 0
+        for b in make_batches(lengths, 128, True, True, a.seed, 100 + ep):
+            x = pad_batch([ids[j] for j in b])
+            chosen = (torch.rand(x.shape, generator=g) < 0.15) & (x > 4)  # ids 0-4 are the special tokens
+            if not chosen.any(): continue
+            r, xin = torch.rand(x.shape, generator=g), x.clone()
+            xin[chosen & (r < 0.8)] = mask_id
+            swap = chosen & (r >= 0.8) & (r < 0.9)
+            xin[swap] = torch.randint(5, V, (int(swap.sum()),), generator=g)
+            logits = norm(F.gelu(dense(model.encoder(xin)[chosen]))) @ emb.t() / d ** 0.5 + bias
+            loss = F.cross_entropy(logits, x[chosen])
+            opt.zero_grad(); loss.backward(); torch.nn.utils.clip_grad_norm_(params, 1.0); opt.step(); sched.step()
+            total += loss.item(); n += 1
+        print(f"mlm epoch {ep + 1}: loss {total / max(n, 1):.3f} ({time.time() - start:.0f} s)", flush=True)
+        if time.time() - start > 60 * a.mlm_minutes: break
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--ensemble", nargs="+", help="files written by --save-probs: report the accuracy of their mean")
+    ap.add_argument("--naive-bayes", action="store_true", help="report the naive Bayes baseline and stop")
+    for name, typ, default in [("dim", int, 128), ("layers", int, 2), ("heads", int, 4), ("ff-dim", int, 256), ("dropout", float, 0.2),
+                               ("positions", str, "learned"), ("pooling", str, "mean"), ("vocab-size", int, 8000), ("batch-size", int, 64),
+                               ("lr", float, 2e-3), ("epochs", int, 4), ("weight-decay", float, 0.01), ("seed", int, 0),
+                               ("word-dropout", float, 0.0), ("ema", float, 0.0), ("sentence-weight", float, 1.0), ("adversarial", float, 0.0),
+                               ("mlm-minutes", float, 0.0), ("mlm-epochs", int, 20), ("mlm-lr", float, 1e-3), ("mlm-sentences-only", int, 0),
+                               ("save-probs", str, None)]:
+        ap.add_argument("--" + name, type=typ, default=default)
+    a = ap.parse_args()
+    if a.ensemble:
+        runs = [torch.load(p, weights_only=True) for p in a.ensemble]
+        for key in ("valid", "test"):
+            y = runs[0][f"{key}_labels"]
+            print(f"{key}: " + ", ".join(f"{(r[key].argmax(-1) == y).float().mean():.4f}" for r in runs)
+                  + f"; mean of {len(runs)}: {(sum(r[key] for r in runs).argmax(-1) == y).float().mean():.4f}")
+        return
+    torch.set_num_threads(1); torch.manual_seed(a.seed)
+    train, valid, test, sentences = leak_free_split()
+    print(f"{len(train)} training phrases, {len(valid)} held-out sentences, {len(test)} test sentences", flush=True)
+    if a.naive_bayes:
+        print("naive Bayes valid %.4f test %.4f" % tuple(naive_bayes(train, [valid, test]))); return
+    tok = WordPiece.train([t for t, _ in train], a.vocab_size, criterion="frequency")
+    enc = lambda data: encode_texts(tok, [t for t, _ in data], 128)
+    (Xtr, Xv, Xt), (ytr, yv, yt) = map(enc, (train, valid, test)), [torch.tensor([l for _, l in d]) for d in (train, valid, test)]
+    is_sentence = torch.tensor([float(t in sentences) for t, _ in train])
+    model = SentimentClassifier(len(tok.vocab), a.dim, 128, a.layers, a.heads, a.ff_dim, a.dropout, True, a.positions, "mean", 2, 0)
+    if a.pooling == "max":  # max over the non-padding positions instead of the mean
+        def pool(tokens, token_positions=None, need_weights=False):
+            h = model.encoder(tokens, token_positions)
+            return h.masked_fill((tokens == 0).unsqueeze(-1), -1e4).max(1).values
+        model.pool = pool
+    if a.mlm_minutes:
+        mlm_pretrain(model, [x for x, (t, _) in zip(Xtr, train) if not a.mlm_sentences_only or t in sentences], tok, a)
+    ema = torch.optim.swa_utils.AveragedModel(model, multi_avg_fn=torch.optim.swa_utils.get_ema_multi_avg_fn(a.ema)) if a.ema else None
+    opt = torch.optim.AdamW([{"params": [p for p in model.parameters() if p.ndim >= 2], "weight_decay": a.weight_decay},
+                             {"params": [p for p in model.parameters() if p.ndim < 2], "weight_decay": 0.0}], lr=a.lr)
+    lengths = [len(x) for x in Xtr]
+    sched = torch.optim.lr_scheduler.LambdaLR(opt, warmup_linear(a.epochs * len(make_batches(lengths, a.batch_size, True, True, a.seed, 0)), 0.1))
+    emb, start = model.encoder.token_embedding.embedding.weight, time.time()
+    acc = lambda m, X, y: (probabilities(m, X).argmax(-1) == y).float().mean().item()
+    for ep in range(a.epochs):
+        for b in make_batches(lengths, a.batch_size, True, True, a.seed, ep):
+            x, y, w = pad_batch([Xtr[j] for j in b]), ytr[b], 1 + (a.sentence_weight - 1) * is_sentence[b]
+            if a.word_dropout: x = x.masked_fill((torch.rand(x.shape) < a.word_dropout) & (x > 3), 1)  # -> [UNK]
+            loss_of = lambda: (F.cross_entropy(model(x), y, reduction="none") * w).sum() / w.sum()
+            opt.zero_grad(); loss_of().backward()
+            if a.adversarial:  # FGM: a second loss at embeddings pushed along their (row-normalised) gradient
+                r = a.adversarial * emb.grad / (emb.grad.norm(dim=-1, keepdim=True) + 1e-8)
+                emb.data.add_(r); loss_of().backward(); emb.data.sub_(r)
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0); opt.step(); sched.step()
+            if ema: ema.update_parameters(model)
+        row = {"epoch": ep + 1, "seconds": round(time.time() - start), "valid": round(acc(model, Xv, yv), 4), "test": round(acc(model, Xt, yt), 4)}
+        if ema: row.update(ema_valid=round(acc(ema.module, Xv, yv), 4), ema_test=round(acc(ema.module, Xt, yt), 4))
+        print(json.dumps(row), flush=True)
+    if a.save_probs:
+        torch.save({"valid": probabilities(model, Xv), "test": probabilities(model, Xt), "valid_labels": yv, "test_labels": yt}, a.save_probs)
+
+if __name__ == "__main__":
+    main()
