@@ -12,29 +12,26 @@ validation sentences are as new to the model as the test sentences. "test" is th
 stsa.binary.dev (= GLUE SST-2 dev), never used for training. Every run here used one torch thread.
 """
 import argparse, collections, json, random, sys, time
-from pathlib import Path
 
 import torch
 import torch.nn.functional as F
 
 from transformer_components.core import shared_data
 from transformer_components.encoder import SentimentClassifier
+from transformer_components.sentiment_data import read_sentiment_file
 from transformer_components.training import encode_texts, make_batches, pad_batch, warmup_linear
 from transformer_components.wordpiece import WordPiece
 
 
-def read_tsv(path):
-    rows = Path(path).read_text(encoding="utf-8").splitlines()[1:]
-    return [(r.rsplit("\t", 1)[0].strip(), int(r.rsplit("\t", 1)[1])) for r in rows]
-
-def read_label_first(path):
-    return [(r[2:].strip(), int(r[0])) for r in Path(path).read_text(encoding="utf-8").splitlines()]
+def read(*parts):
+    "(text, label) pairs of a file under ../shared/data/sentiment, read by the library's loader."
+    d = read_sentiment_file(shared_data("sentiment", *parts))
+    return list(zip(d.texts, d.labels))
 
 def leak_free_split(n_valid=700, seed=123):
     "(train phrases, held-out sentences, test sentences) with no multi-word training phrase inside a held-out sentence."
-    train = read_tsv(shared_data("sentiment", "sst2_glue_alps", "train.tsv")) + read_tsv(shared_data("sentiment", "sst2_glue_alps", "dev.tsv"))
-    kim = read_label_first(shared_data("sentiment", "sst2_sentence_kim2014", "stsa.binary.train"))
-    test = read_label_first(shared_data("sentiment", "sst2_sentence_kim2014", "stsa.binary.dev"))
+    train = read("sst2_glue_alps", "train.tsv") + read("sst2_glue_alps", "dev.tsv")
+    kim, test = read("sst2_sentence_kim2014", "stsa.binary.train"), read("sst2_sentence_kim2014", "stsa.binary.dev")
     known = {t for t, _ in train}
     held = set(random.Random(seed).sample(sorted(t for t, _ in kim if t in known), n_valid))  # (a sentence listed twice is twice as likely)
     valid = [(t, l) for t, l in kim if t in held]
