@@ -9,6 +9,7 @@ import heapq
 import json
 import re
 import unicodedata
+import warnings
 from collections import Counter, defaultdict
 from itertools import chain
 from dataclasses import dataclass
@@ -422,8 +423,10 @@ def from_json_dict(cls: WordPiece,
     _check_vocab(vocab, f"{where}: model.vocab")
     unk = model.get("unk_token", "[UNK]")
     if unk not in vocab: raise ValueError(f"{where}: the unknown token {unk!r} is missing from model.vocab")
-    for key in ("truncation", "padding"):
-        if d.get(key) is not None: raise ValueError(f"{where}: '{key}' is set; WordPiece encodes whole texts unpadded, so it must be null")
+    for key in ("truncation", "padding"):  # hub files often set them (sentence-transformers: truncate to 128, pad per batch)
+        if d.get(key) is not None:
+            warnings.warn(f"{where}: '{key}' is ignored: WordPiece.encode returns whole texts, unpadded (cut and pad the ids yourself)",
+                          stacklevel=3)
     norm = d.get("normalizer")
     if not isinstance(norm, dict) or norm.get("type") != "BertNormalizer":
         raise ValueError(f"{where}: normalizer must be a BertNormalizer, got {norm and norm.get('type')!r}")
