@@ -129,22 +129,37 @@ def read_sentiment_file(
     return out
 
 # %% ../nbs/40_sentiment_data.ipynb #082d38ba
+def _from_datasets(source: str, split: str, skip_bad_rows: bool = False) -> SentimentData:
+    "Rows of a Hugging Face data set `name[:config]`, checked like the rows of a file (row numbers count from 0)."
+    name, _, config = source.partition(":")
+    try: import datasets
+    except ImportError:
+        raise SentimentDataError(f"{source!r} is not a local file, and reading it as a Hugging Face data set needs the "
+                                 "optional package `datasets` (pip install datasets) and a connection to the hub") from None
+    ds = datasets.load_dataset(name, config or None, split=split)
+    text_col = next((c for c in TEXT_COLUMNS if c in ds.column_names), None)
+    label_col = next((c for c in LABEL_COLUMNS if c in ds.column_names), None)
+    if text_col is None or label_col is None:
+        raise SentimentDataError(f"{source}: columns {ds.column_names} lack a text {TEXT_COLUMNS} or label {LABEL_COLUMNS} column")
+    out = SentimentData([], [], f"{source} [{split}]", "datasets")
+    for row, (text, label) in enumerate(zip(ds[text_col], ds[label_col])):
+        if not isinstance(text, str) or not text.strip(): problem = "empty text"
+        elif isinstance(label, bool) or label not in (0, 1):
+            problem = f"label {label!r} is not 0 or 1" + (" (hidden labels: use a split that has answers)" if label == -1 else "")
+        else:
+            out.texts.append(text.strip()); out.labels.append(int(label)); continue
+        if not skip_bad_rows: raise SentimentDataError(f"{source} split {split!r}, row {row}: {problem} (pass skip_bad_rows / --skip-bad-rows to leave such rows out)")
+        out.skipped.append((row, problem))
+    if not out.texts: raise SentimentDataError(f"{source} split {split!r}: no valid rows ({len(out.skipped)} skipped)")
+    return out
+
 def load_sentiment(
-    source: str | Path,  # a local file, or a `datasets` name like "glue/sst2" or "imdb"
-    split: str = "train",  # the split, for a `datasets` name
-    **kwargs,  # `format`, `encoding`, `skip_bad_rows` for local files
+    source: str | Path,  # a local file, or a Hugging Face data set `name[:config]`, e.g. "stanfordnlp/imdb" or "nyu-mll/glue:sst2"
+    split: str = "train",  # the split, for a data set name
+    **kwargs,  # `format`, `encoding`, `skip_bad_rows` for local files (`skip_bad_rows` also for data set names)
 ) -> SentimentData:
     "Labelled sentences from a local file (`read_sentiment_file`) or a Hugging Face `datasets` name."
     if Path(source).exists(): return read_sentiment_file(source, **kwargs)
     if any(sep in str(source) for sep in ("\\", ".tsv", ".csv", ".txt")) or str(source).startswith((".", "/", "~")):
         raise SentimentDataError(f"{source}: no such file")
-    try: import datasets
-    except ImportError:
-        raise SentimentDataError(f"{source!r} is not a local file, and reading it as a Hugging Face data set needs the "
-                                 "optional package `datasets` (pip install datasets) and a connection to the hub") from None
-    ds = datasets.load_dataset(*str(source).split("/", 1), split=split)
-    text_col = next((c for c in TEXT_COLUMNS if c in ds.column_names), None)
-    label_col = next((c for c in LABEL_COLUMNS if c in ds.column_names), None)
-    if text_col is None or label_col is None:
-        raise SentimentDataError(f"{source}: columns {ds.column_names} lack a text {TEXT_COLUMNS} or label {LABEL_COLUMNS} column")
-    return SentimentData([t.strip() for t in ds[text_col]], [int(l) for l in ds[label_col]], str(source), "datasets")
+    return _from_datasets(str(source), split, kwargs.get("skip_bad_rows", False))
