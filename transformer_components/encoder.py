@@ -5,6 +5,9 @@
 # %% ../nbs/41_encoder.ipynb #b04e7a1a
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import torch
 import torch.nn.functional as F
 from fastcore.basics import patch
@@ -12,13 +15,14 @@ from torch import nn
 
 from .attention import MultiHeadAttention, attention
 from .core import check_positive_int, check_token_ids
-from .embeddings import TokenEmbeddings
+from .embeddings import TokenEmbeddings, load_safetensors_tensor, read_safetensors_header
 from .masks import padding_mask
 from .positional_encoding import PositionalEncoder, TokenPositionEmbedding
 from .rope import RotaryEmbedding
 
 # %% auto #0
-__all__ = ['POSITIONS', 'POOLINGS', 'EncoderBlock', 'TransformerEncoder', 'SentimentClassifier', 'plot_attention']
+__all__ = ['POSITIONS', 'POOLINGS', 'BERT_WORD_EMBEDDINGS', 'EncoderBlock', 'TransformerEncoder', 'SentimentClassifier',
+           'bert_encoder_options', 'load_bert_weights', 'load_bert_encoder', 'plot_attention']
 
 # %% ../nbs/41_encoder.ipynb #a652fd7d
 class EncoderBlock(nn.Module):
@@ -98,6 +102,8 @@ class TransformerEncoder(nn.Module):
                  positions: str = "learned",  # one of `POSITIONS`
                  pad_id: int | None = 0,  # id of the padding token (masked out of attention); None = no padding
                  activation: str = "relu",  # feed-forward activation, "relu" or "gelu"
+                 embedding_norm: bool = False,  # LayerNorm over token + position vectors before the blocks (BERT has one)
+                 layer_norm_eps: float = 1e-5,  # epsilon of every LayerNorm (BERT uses 1e-12)
                 ):
         super().__init__()
         if positions not in POSITIONS: raise ValueError(f"positions must be one of {POSITIONS}, got {positions!r}")
@@ -110,14 +116,16 @@ class TransformerEncoder(nn.Module):
             max_seq_len, embedding_dim, is_learned=positions == "learned")
         self.embed = None if positions == "rotary" else TokenPositionEmbedding(self.token_embedding, self.positional_encoding)
         self.dropout = nn.Dropout(dropout)
-        self.layers = nn.ModuleList(EncoderBlock(embedding_dim, num_heads, ff_dim or 4 * embedding_dim, dropout, norm_first, activation)
+        self.layers = nn.ModuleList(EncoderBlock(embedding_dim, num_heads, ff_dim or 4 * embedding_dim, dropout, norm_first, activation,
+                                                 layer_norm_eps)
                                     for _ in range(num_layers))
         if positions == "rotary":
             if num_layers and (embedding_dim // num_heads) % 2:
                 raise ValueError(f"rotary positions need an even head dimension, got {embedding_dim}/{num_heads}")
             self.rotary = RotaryEmbedding(embedding_dim // num_heads, max_seq_len=max_seq_len) if num_layers else None
         else: self.rotary = None
-        self.norm = nn.LayerNorm(embedding_dim) if norm_first and num_layers else None
+        self.norm = nn.LayerNorm(embedding_dim, eps=layer_norm_eps) if norm_first and num_layers else None
+        self.embedding_norm = nn.LayerNorm(embedding_dim, eps=layer_norm_eps) if embedding_norm else None
 
 # %% ../nbs/41_encoder.ipynb #f2635793
 def _embed(self: TransformerEncoder, tokens, token_positions):
@@ -130,13 +138,16 @@ def _embed(self: TransformerEncoder, tokens, token_positions):
         check_token_ids("token_positions", token_positions)
         if token_positions.shape[-1] != tokens.shape[-1]:
             raise ValueError(f"token_positions {tuple(token_positions.shape)} must match tokens {tuple(tokens.shape)}")
-    if self.embed is None: return self.dropout(self.token_embedding(tokens))
-    if self.positions == "learned":
-        longest = tokens.shape[1] if token_positions is None else int(token_positions.max()) + 1
-        if longest > self.max_seq_len:
-            raise ValueError(f"the input needs {longest} positions but learned positions stop at max_seq_len={self.max_seq_len}; "
-                             f"truncate the input or build the encoder with a larger max_seq_len")
-    return self.dropout(self.embed(tokens, token_positions))
+    if self.embed is None: x = self.token_embedding(tokens)
+    else:
+        if self.positions == "learned":
+            longest = tokens.shape[1] if token_positions is None else int(token_positions.max()) + 1
+            if longest > self.max_seq_len:
+                raise ValueError(f"the input needs {longest} positions but learned positions stop at max_seq_len={self.max_seq_len}; "
+                                 f"truncate the input or build the encoder with a larger max_seq_len")
+        x = self.embed(tokens, token_positions)
+    if self.embedding_norm is not None: x = self.embedding_norm(x)
+    return self.dropout(x)
 
 @patch
 def forward(self: TransformerEncoder,
@@ -175,15 +186,18 @@ class SentimentClassifier(nn.Module):
                  num_classes: int = 2,  # labels `0 .. num_classes-1`
                  pad_id: int = 0,  # padding id
                  activation: str = "relu",  # feed-forward activation
+                 embedding_norm: bool = False,  # LayerNorm over the embeddings (as BERT)
+                 layer_norm_eps: float = 1e-5,  # LayerNorm epsilon
                 ):
         super().__init__()
         if pooling not in POOLINGS: raise ValueError(f"pooling must be one of {POOLINGS}, got {pooling!r}")
         check_positive_int("num_classes", num_classes)
         self.config = dict(vocab_size=vocab_size, embedding_dim=embedding_dim, max_seq_len=max_seq_len, num_layers=num_layers,
                            num_heads=num_heads, ff_dim=ff_dim, dropout=dropout, norm_first=norm_first, positions=positions,
-                           pooling=pooling, num_classes=num_classes, pad_id=pad_id, activation=activation)
+                           pooling=pooling, num_classes=num_classes, pad_id=pad_id, activation=activation,
+                           embedding_norm=embedding_norm, layer_norm_eps=layer_norm_eps)
         self.encoder = TransformerEncoder(embedding_dim, vocab_size, max_seq_len, num_layers, num_heads, ff_dim, dropout,
-                                          norm_first, positions, pad_id, activation)
+                                          norm_first, positions, pad_id, activation, embedding_norm, layer_norm_eps)
         self.pooling, self.pad_id = pooling, pad_id
         self.dropout = nn.Dropout(dropout)
         self.head = nn.Linear(embedding_dim, num_classes)
@@ -211,6 +225,104 @@ def forward(self: SentimentClassifier,
                        ) -> torch.Tensor:  # logits `[batch, num_classes]`
     "Class logits `[batch, num_classes]`."
     return self.head(self.dropout(self.pool(tokens, token_positions)))
+
+# %% ../nbs/41_encoder.ipynb #59a89222
+BERT_WORD_EMBEDDINGS = "embeddings.word_embeddings.weight"  # the tensor that marks a BERT-family checkpoint
+
+def _bert_files(path: Path) -> tuple[Path, dict]:
+    "The weights file and the parsed `config.json` of a Hugging Face model folder (or its `.safetensors` file)."
+    weights = path / "model.safetensors" if path.is_dir() else path
+    if not weights.is_file():
+        raise FileNotFoundError(f"no safetensors weights at {weights} (convert a pytorch_model.bin to safetensors first)")
+    cfg_path = weights.parent / "config.json"
+    if not cfg_path.is_file(): raise FileNotFoundError(f"no config.json beside {weights}")
+    try: cfg = json.loads(cfg_path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as e: raise ValueError(f"{cfg_path} is not a JSON file ({e})") from None
+    need = ("hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size", "vocab_size", "max_position_embeddings")
+    missing = [k for k in need if isinstance(cfg.get(k), bool) or not isinstance(cfg.get(k), int)]
+    if missing: raise ValueError(f"{cfg_path} lacks integer {', '.join(missing)}: not a BERT-family config")
+    if cfg.get("hidden_act", "gelu") != "gelu":
+        raise ValueError(f"{cfg_path}: hidden_act={cfg['hidden_act']!r} is not supported; only the exact 'gelu' is")
+    if cfg.get("position_embedding_type", "absolute") != "absolute":
+        raise ValueError(f"{cfg_path}: position_embedding_type={cfg['position_embedding_type']!r} is not supported; only 'absolute' is")
+    return weights, cfg
+
+def bert_encoder_options(
+    path: str | Path,  # a Hugging Face model folder, or its `model.safetensors` with `config.json` beside it
+) -> dict:
+    "The `TransformerEncoder` keyword arguments that give a BERT-family model's structure (read from its `config.json`)."
+    _, cfg = _bert_files(Path(path))
+    return dict(embedding_dim=cfg["hidden_size"], vocab_size=cfg["vocab_size"], max_seq_len=cfg["max_position_embeddings"],
+                num_layers=cfg["num_hidden_layers"], num_heads=cfg["num_attention_heads"], ff_dim=cfg["intermediate_size"],
+                dropout=cfg.get("hidden_dropout_prob", 0.1), norm_first=False, positions="learned",
+                pad_id=cfg.get("pad_token_id", 0), activation="gelu", embedding_norm=True,
+                layer_norm_eps=cfg.get("layer_norm_eps", 1e-12))
+
+# %% ../nbs/41_encoder.ipynb #ffbc7c2d
+def load_bert_weights(
+    encoder: TransformerEncoder,  # built with `bert_encoder_options(path)` (dropout may differ)
+    path: str | Path,  # the same model folder or `.safetensors` file
+) -> TransformerEncoder:
+    "Copy a BERT-family model's weights into `encoder` (every parameter is set, every shape checked); returns `encoder`."
+    weights, cfg = _bert_files(Path(path))
+    entries = read_safetensors_header(weights)
+    marks = [n for n in entries if n.endswith(BERT_WORD_EMBEDDINGS)]
+    if len(marks) != 1:
+        raise ValueError(f"{weights}: expected one '...{BERT_WORD_EMBEDDINGS}' tensor, found {len(marks)}: not a BERT-family model")
+    prefix = marks[0][: -len(BERT_WORD_EMBEDDINGS)]  # "" for BertModel, "bert." for BertForSequenceClassification
+    def get(name):
+        if prefix + name not in entries: raise ValueError(f"{weights} has no tensor {prefix + name!r} (config.json: {cfg.get('num_hidden_layers')} layers)")
+        return load_safetensors_tensor(weights, prefix + name).float()
+    position = get("embeddings.position_embeddings.weight")
+    if prefix + "embeddings.token_type_embeddings.weight" in entries:
+        position = position + get("embeddings.token_type_embeddings.weight")[0]  # every token is sentence A
+    state = {"token_embedding.embedding.weight": get(BERT_WORD_EMBEDDINGS),
+             "positional_encoding.pos_embedding.weight": position,
+             "embedding_norm.weight": get("embeddings.LayerNorm.weight"), "embedding_norm.bias": get("embeddings.LayerNorm.bias")}
+    for i in range(len(encoder.layers)):
+        b, ours = f"encoder.layer.{i}.", f"layers.{i}."
+        for kind in ("weight", "bias"):
+            state[ours + f"self_attn.in_proj_{kind}"] = torch.cat([get(b + f"attention.self.{n}.{kind}") for n in ("query", "key", "value")])
+            for mine, theirs in (("self_attn.out_proj", "attention.output.dense"), ("norm1", "attention.output.LayerNorm"),
+                                 ("linear1", "intermediate.dense"), ("linear2", "output.dense"), ("norm2", "output.LayerNorm")):
+                state[ours + f"{mine}.{kind}"] = get(b + f"{theirs}.{kind}")
+    expected = dict(encoder.named_parameters())  # each shared module once (state_dict lists `embed.tokens` too)
+    for k, v in state.items():
+        if k not in expected: raise ValueError(f"the encoder has no {k}: build it with bert_encoder_options({str(path)!r})")
+        if v.shape != expected[k].shape:
+            raise ValueError(f"{weights}: {k} has shape {tuple(v.shape)} in the file, {tuple(expected[k].shape)} in the encoder; "
+                             f"build the encoder with bert_encoder_options({str(path)!r})")
+    left = set(expected) - set(state)
+    if left: raise ValueError(f"the encoder has parameters a BERT checkpoint does not fill: {sorted(left)[:5]}")
+    with torch.no_grad():
+        for k, v in state.items(): expected[k].copy_(v)
+    return encoder
+
+def load_bert_encoder(
+    path: str | Path,  # a Hugging Face model folder (`config.json` + `model.safetensors`), or the `.safetensors` file
+    dropout: float | None = None,  # default: the config's `hidden_dropout_prob`
+) -> TransformerEncoder:
+    "A `TransformerEncoder` holding a BERT-family model: ids `[batch, seq]` → BERT's last hidden state `[batch, seq, hidden]`."
+    opts = bert_encoder_options(path)
+    if dropout is not None: opts["dropout"] = dropout
+    return load_bert_weights(TransformerEncoder(**opts), path)
+
+# %% ../nbs/41_encoder.ipynb #0a2768a4
+@patch(cls_method=True)
+def from_bert(cls: SentimentClassifier,
+              path: str | Path,  # a Hugging Face BERT-family model folder (`config.json` + `model.safetensors`)
+              pooling: str = "mean",  # one of `POOLINGS`
+              num_classes: int = 2,  # labels `0 .. num_classes-1`
+              dropout: float | None = None,  # default: the config's `hidden_dropout_prob`
+             ) -> SentimentClassifier:
+    "A classifier whose encoder starts from a BERT-family model (the head starts random); ids must use that model's vocabulary."
+    opts = bert_encoder_options(path)
+    if dropout is not None: opts["dropout"] = dropout
+    clf = cls(opts["vocab_size"], opts["embedding_dim"], opts["max_seq_len"], opts["num_layers"], opts["num_heads"], opts["ff_dim"],
+              opts["dropout"], opts["norm_first"], opts["positions"], pooling, num_classes, opts["pad_id"], opts["activation"],
+              opts["embedding_norm"], opts["layer_norm_eps"])
+    load_bert_weights(clf.encoder, path)
+    return clf
 
 # %% ../nbs/41_encoder.ipynb #fcc5cd2a
 def plot_attention(

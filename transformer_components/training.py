@@ -409,6 +409,27 @@ def _tokenizer_for(out: Path, given, texts, vocab_size, resume, rank, world):
         if special not in tok.vocab: raise ValueError(f"the tokenizer has no {special} token")
     return tok
 
+def _pretrained_tokenizer(folder: Path) -> str:
+    "The tokenizer file of a pretrained model folder (`tokenizer.json`, else `vocab.txt`)."
+    for name in ("tokenizer.json", "vocab.txt"):
+        if (folder / name).is_file(): return str(folder / name)
+    raise FileNotFoundError(f"--init-from {folder}: no tokenizer.json or vocab.txt in the folder; name the model's tokenizer with --tokenizer")
+
+def _pretrained_classifier(folder, tok, pooling, dropout, max_len, rank) -> SentimentClassifier:
+    "A classifier whose encoder holds the BERT-family model in `folder`, checked against the tokenizer and `max_len`."
+    model = SentimentClassifier.from_bert(folder, pooling, 2, dropout)
+    enc = model.encoder
+    if len(tok.vocab) != enc.vocab_size:
+        raise ValueError(f"--init-from {folder} has {enc.vocab_size} token vectors but the tokenizer {len(tok.vocab)} tokens; "
+                         f"use the model's own tokenizer")
+    if tok.vocab["[PAD]"] != enc.pad_id:
+        raise ValueError(f"--init-from {folder} pads with id {enc.pad_id} but the tokenizer's [PAD] is {tok.vocab['[PAD]']}")
+    if max_len > enc.max_seq_len: raise ValueError(f"--max-len {max_len} exceeds the {enc.max_seq_len} positions of --init-from {folder}")
+    if rank == 0:
+        print(f"starting from {folder}: {enc.embedding_dim} dims, {len(enc.layers)} layers, "
+              f"{sum(p.numel() for p in model.parameters()) / 1e6:.1f}M parameters", file=sys.stderr)
+    return model
+
 # %% ../nbs/42_training.ipynb #f5325aa4
 @dashed_options
 @call_parse
@@ -420,7 +441,7 @@ def tc_train(
     vocab_size: int = 8000,  # size of the WordPiece vocabulary to train
     epochs: int = 3,  # passes over the training data
     batch_size: int = 32,  # examples per step and process
-    lr: float = 1e-3,  # peak learning rate
+    lr: float = None,  # peak learning rate (default 1e-3, or 5e-5 with --init-from)
     dim: int = 128,  # model dimension
     layers: int = 2,  # encoder blocks
     heads: int = 4,  # attention heads
@@ -438,6 +459,7 @@ def tc_train(
     skip_bad_rows: bool = False,  # leave out bad rows instead of stopping at the first
     encoding: str = "utf-8",  # text encoding of the data files (e.g. cp1252)
     format: str = "auto",  # header, label_first, text_tab_label or auto
+    init_from: str = None,  # a BERT-family model folder (config.json, model.safetensors, tokenizer.json or vocab.txt) to start from; it fixes --dim/--layers/--heads/--ff-dim/--positions
 ):
     "Train a tokenizer and a transformer sentiment classifier; the best model and the tokenizer go to OUT."
     try:
@@ -454,10 +476,14 @@ def tc_train(
         outp = Path(out); outp.mkdir(parents=True, exist_ok=True)
         if rank == 0:  # before anything is written: temp files left by a process killed mid-write
             for stale in outp.glob(".*.tmp"): stale.unlink(missing_ok=True)
+        if init_from and not tokenizer: tokenizer = _pretrained_tokenizer(Path(init_from))
         tok = _tokenizer_for(outp, tokenizer, texts, vocab_size, resume, rank, world)
         torch.manual_seed(seed)
-        model = SentimentClassifier(len(tok.vocab), dim, max_len, layers, heads, ff_dim, dropout, True, positions, pooling,
-                                    2, tok.vocab["[PAD]"]).to(device)
+        if init_from: model = _pretrained_classifier(init_from, tok, pooling, dropout, max_len, rank)
+        else: model = SentimentClassifier(len(tok.vocab), dim, max_len, layers, heads, ff_dim, dropout, True, positions, pooling,
+                                          2, tok.vocab["[PAD]"])
+        model = model.to(device)
+        if lr is None: lr = 5e-5 if init_from else 1e-3
         cfg = TrainConfig(epochs=epochs, batch_size=batch_size, lr=lr, bucket=not no_bucket, seed=seed, save_every=save_every,
                           max_minutes=max_minutes, max_steps=max_steps)
         if rank == 0: print(f"training on {device} x {world}: {len(texts)} sentences, validating on {len(vt)}", file=sys.stderr)
