@@ -5,7 +5,9 @@ Prints one line per implementation: best time over interleaved rounds (each samp
 every implementation is timed in its own steady state: with one call per sample, a fast kernel that runs right after
 a peer that floods the 32 MiB L3 cache with temporaries reads its input from DRAM and looks up to 2x slower, and the
 order of the peers decides the ratios), effective bandwidth (bytes read + written by an ideal one-pass kernel: the
-input once, the output once) and the ratio to the copy of the same size.
+input once, the output once) and the ratio to the copy of the same size. The in-place rows (`rotate_`) move the same
+bytes as the others but write into memory that is already in use, where the others (and the copy) write a freshly
+allocated tensor; on this CPU that first write costs about as much as the arithmetic.
 Peers are re-implemented here from their published formulas (HF rotate-half, torchtune's interleaved reshape,
 Meta llama's complex multiplication); `rotary-embedding-torch` is measured when installed (bench extra).
 No shared data is needed.
@@ -47,12 +49,14 @@ def main():
     cos2, sin2 = torch.cat([cos, cos], -1), torch.cat([sin, sin], -1)
     cache = torch.stack([cos, sin], -1)
     freqs_cis = torch.complex(cos, sin)
+    x_i, x_h = x.clone(), x.clone()  # rotated over and over by the in-place rows (rotations keep the values in range)
     # the peers must compute what we compute
     torch.testing.assert_close(hf_rotate_half(x, cos2, sin2), ours_h.rotate(x), rtol=0, atol=1e-5)
     torch.testing.assert_close(torchtune_style(x, cache), ours_i.rotate(x), rtol=0, atol=1e-5)
     torch.testing.assert_close(llama_complex(x, freqs_cis), ours_i.rotate(x), rtol=0, atol=1e-5)
     fns = {"copy (baseline)": lambda: x.clone(),
            "ours interleaved": lambda: ours_i.rotate(x), "ours half": lambda: ours_h.rotate(x),
+           "ours interleaved, in place": lambda: ours_i.rotate_(x_i), "ours half, in place": lambda: ours_h.rotate_(x_h),
            "HF rotate_half": lambda: hf_rotate_half(x, cos2, sin2),
            "torchtune-style": lambda: torchtune_style(x, cache),
            "llama complex": lambda: llama_complex(x, freqs_cis)}

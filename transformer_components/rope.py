@@ -34,18 +34,25 @@ def apply_rotary(
     cos: torch.Tensor,  # float32 cosines, broadcastable to `[batch, heads, seq, rotary_dim/2]`
     sin: torch.Tensor,  # float32 sines, same shape as `cos`
     layout: str = "interleaved",  # `"interleaved"` or `"half"`
+    out: torch.Tensor | None = None,  # where to write the result: `x` itself (in place) or a tensor that does not overlap `x`
 ) -> torch.Tensor:  # `[batch, heads, seq, head_dim]`
     "Rotate each pair of the first `2*cos.shape[-1]` coordinates of `x` by the angle whose cos/sin are given."
     r, d = 2 * cos.shape[-1], x.shape[-1]
     if layout not in ROPE_LAYOUTS: raise ValueError(f"layout must be one of {ROPE_LAYOUTS}, got {layout!r}")
     if r > d: raise ValueError(f"cos/sin cover {r} coordinates but x has only {d}")
+    inplace = out is not None and out.data_ptr() == x.data_ptr() and out.stride() == x.stride()
+    if out is not None:
+        if out.shape != x.shape or out.dtype != x.dtype or out.device != x.device:
+            raise ValueError(f"out must match x ({tuple(x.shape)}, {x.dtype}, {x.device}), got {tuple(out.shape)}, {out.dtype}, {out.device}")
+        if torch.is_grad_enabled() and (x.requires_grad or out.requires_grad or cos.requires_grad):
+            raise ValueError("out= is for inference: autograd needs a fresh result (call without out=, or under torch.no_grad())")
     if torch.is_grad_enabled() and (x.requires_grad or cos.requires_grad):
         a, b = _pairs(x, layout, r)
         ra, rb = a * cos - b * sin, b * cos + a * sin
         rot = torch.stack([ra, rb], -1).flatten(-2) if layout == "interleaved" else torch.cat([ra, rb], -1)
         return torch.cat([rot, x[..., r:]], -1) if r < d else rot
-    out = torch.empty_like(x)
-    if r < d: out[..., r:] = x[..., r:]
+    if out is None: out = torch.empty_like(x)
+    if r < d and not inplace: out[..., r:] = x[..., r:]
     xr, outr = (x, out) if r == d else (x[..., :r], out[..., :r])
     if layout == "interleaved" and x.dtype in (torch.float32, torch.float64) and x.stride(-1) == 1 and out.stride(-1) == 1:
         # one vectorized pass: each pair is a complex number multiplied by cos + i sin
@@ -55,6 +62,11 @@ def apply_rotary(
         torch.mul(xc, torch.complex(cos.to(x.dtype), sin.to(x.dtype)), out=oc)
         return out
     (a, b), (oa, ob) = _pairs(x, layout, r), _pairs(out, layout, r)
+    if inplace:  # a*sin is taken before `a` is overwritten; `b` is read before it is
+        a_sin = a * sin
+        a.mul_(cos).addcmul_(b, sin, value=-1)
+        b.mul_(cos).add_(a_sin)
+        return out
     if layout == "half":  # one full-width multiply, then the cross terms added into each half
         torch.mul(xr, torch.cat([cos, cos], -1), out=outr)
         oa.addcmul_(b, sin, value=-1); ob.addcmul_(a, sin)
@@ -134,12 +146,8 @@ def _apply(self: RotaryEmbedding, fn, *args, **kwargs):
 
 # %% ../nbs/12_rope.ipynb #ed60d9e0
 @patch
-def rotate(self: RotaryEmbedding,
-           x: torch.Tensor,  # queries or keys `[batch, heads, seq, head_dim]`
-           offset: int | torch.Tensor = 0,  # position of the first token: an int, or one per row `[batch]`
-           positions: torch.Tensor | None = None,  # explicit positions `[seq]` or `[batch, seq]` (packed batches)
-          ) -> torch.Tensor:  # `[batch, heads, seq, head_dim]`, x's dtype
-    "Rotate one tensor; the arithmetic is float32 whatever x's dtype, and the result is rounded once."
+def _angles(self: RotaryEmbedding, x, offset, positions) -> tuple[torch.Tensor, torch.Tensor]:
+    "Check `x` and the positions; float32 cos/sin on x's device, broadcastable to `[batch, heads, seq, r/2]`."
     if not isinstance(x, torch.Tensor) or not x.is_floating_point():
         raise TypeError(f"x must be a floating-point tensor [batch, heads, seq, head_dim], got "
                         f"{x.dtype if isinstance(x, torch.Tensor) else type(x).__name__}")
@@ -165,7 +173,16 @@ def rotate(self: RotaryEmbedding,
     else:
         if pos.numel() and int(pos.min()) < 0: raise IndexError(f"positions must be >= 0, got {int(pos.min())}")
         cos, sin = self.cos_sin(pos)
-    cos, sin = cos.to(x.device), sin.to(x.device)
+    return cos.to(x.device), sin.to(x.device)
+
+@patch
+def rotate(self: RotaryEmbedding,
+           x: torch.Tensor,  # queries or keys `[batch, heads, seq, head_dim]`
+           offset: int | torch.Tensor = 0,  # position of the first token: an int, or one per row `[batch]`
+           positions: torch.Tensor | None = None,  # explicit positions `[seq]` or `[batch, seq]` (packed batches)
+          ) -> torch.Tensor:  # `[batch, heads, seq, head_dim]`, x's dtype
+    "Rotate one tensor; the arithmetic is float32 whatever x's dtype, and the result is rounded once."
+    cos, sin = self._angles(x, offset, positions)
     xf = x if x.dtype == torch.float32 else x.float()
     out = None
     if self.compile and self.layout == "half" and not (torch.is_grad_enabled() and xf.requires_grad):
@@ -178,14 +195,29 @@ def rotate(self: RotaryEmbedding,
     return out if out.dtype == x.dtype else out.to(x.dtype)
 
 @patch
+def rotate_(self: RotaryEmbedding,
+            x: torch.Tensor,  # queries or keys `[batch, heads, seq, head_dim]`, overwritten
+            offset: int | torch.Tensor = 0,  # position of the first token: an int, or one per row `[batch]`
+            positions: torch.Tensor | None = None,  # explicit positions `[seq]` or `[batch, seq]`
+           ) -> torch.Tensor:  # `x`, rotated
+    "Rotate `x` in place (float32 `x` needs no new tensor); for inference: `x` must not need gradients."
+    cos, sin = self._angles(x, offset, positions)
+    if torch.is_grad_enabled() and x.requires_grad:
+        raise ValueError("rotate_ overwrites x, which autograd needs for the backward pass; use rotate, or run under torch.no_grad()")
+    if x.dtype == torch.float32: return apply_rotary(x, cos, sin, self.layout, out=x)
+    return x.copy_(apply_rotary(x.float(), cos, sin, self.layout))  # float32 arithmetic, rounded once into x
+
+@patch
 def forward(self: RotaryEmbedding,
             q: torch.Tensor,  # queries `[batch, heads, seq_q, head_dim]`
             k: torch.Tensor,  # keys `[batch, kv_heads, seq_k, head_dim]`
             offset: int | torch.Tensor = 0,  # position of the first token (both q and k), or one per row `[batch]`
             positions: torch.Tensor | None = None,  # explicit positions (q and k of the same length)
+            inplace: bool = False,  # overwrite q and k (`rotate_`) instead of returning new tensors
            ) -> tuple[torch.Tensor, torch.Tensor]:  # rotated `(q, k)`
     "Rotate queries and keys by their positions."
-    return self.rotate(q, offset, positions), self.rotate(k, offset, positions)
+    rot = self.rotate_ if inplace else self.rotate
+    return rot(q, offset, positions), rot(k, offset, positions)
 
 # %% ../nbs/12_rope.ipynb #8fb99ddd
 def rope_permutation(
