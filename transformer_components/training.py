@@ -11,6 +11,7 @@ import math
 import os
 import sys
 import time
+import warnings
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -397,7 +398,10 @@ def _tokenizer_for(out: Path, given, texts, vocab_size, resume, rank, world):
     path = out / "tokenizer.json"
     if rank == 0 and not (resume and path.exists()):
         if given:
-            tok = load_any_tokenizer(given)
+            with warnings.catch_warnings(record=True) as caught:  # e.g. hub settings the tokenizer ignores
+                warnings.simplefilter("always")
+                tok = load_any_tokenizer(given)
+            for w in caught: print(f"tc-train: note: {w.message}", file=sys.stderr)
             if not isinstance(tok, WordPiece): raise ValueError(f"--tokenizer {given}: a WordPiece tokenizer is needed (BERT vocab.txt or tokenizer.json)")
         else:
             print(f"training a WordPiece tokenizer ({vocab_size} tokens) on {len(texts)} sentences", file=sys.stderr)
