@@ -249,12 +249,13 @@ def _bert_files(path: Path) -> tuple[Path, dict]:
 
 def bert_encoder_options(
     path: str | Path,  # a Hugging Face model folder, or its `model.safetensors` with `config.json` beside it
+    dropout: float | None = None,  # default: the config's `hidden_dropout_prob`
 ) -> dict:
     "The `TransformerEncoder` keyword arguments that give a BERT-family model's structure (read from its `config.json`)."
     _, cfg = _bert_files(Path(path))
     return dict(embedding_dim=cfg["hidden_size"], vocab_size=cfg["vocab_size"], max_seq_len=cfg["max_position_embeddings"],
                 num_layers=cfg["num_hidden_layers"], num_heads=cfg["num_attention_heads"], ff_dim=cfg["intermediate_size"],
-                dropout=cfg.get("hidden_dropout_prob", 0.1), norm_first=False, positions="learned",
+                dropout=cfg.get("hidden_dropout_prob", 0.1) if dropout is None else dropout, norm_first=False, positions="learned",
                 pad_id=cfg.get("pad_token_id", 0), activation="gelu", embedding_norm=True,
                 layer_norm_eps=cfg.get("layer_norm_eps", 1e-12))
 
@@ -303,9 +304,7 @@ def load_bert_encoder(
     dropout: float | None = None,  # default: the config's `hidden_dropout_prob`
 ) -> TransformerEncoder:
     "A `TransformerEncoder` holding a BERT-family model: ids `[batch, seq]` → BERT's last hidden state `[batch, seq, hidden]`."
-    opts = bert_encoder_options(path)
-    if dropout is not None: opts["dropout"] = dropout
-    return load_bert_weights(TransformerEncoder(**opts), path)
+    return load_bert_weights(TransformerEncoder(**bert_encoder_options(path, dropout)), path)
 
 # %% ../nbs/41_encoder.ipynb #0a2768a4
 @patch(cls_method=True)
@@ -316,11 +315,7 @@ def from_bert(cls: SentimentClassifier,
               dropout: float | None = None,  # default: the config's `hidden_dropout_prob`
              ) -> SentimentClassifier:
     "A classifier whose encoder starts from a BERT-family model (the head starts random); ids must use that model's vocabulary."
-    opts = bert_encoder_options(path)
-    if dropout is not None: opts["dropout"] = dropout
-    clf = cls(opts["vocab_size"], opts["embedding_dim"], opts["max_seq_len"], opts["num_layers"], opts["num_heads"], opts["ff_dim"],
-              opts["dropout"], opts["norm_first"], opts["positions"], pooling, num_classes, opts["pad_id"], opts["activation"],
-              opts["embedding_norm"], opts["layer_norm_eps"])
+    clf = cls(**bert_encoder_options(path, dropout), pooling=pooling, num_classes=num_classes)  # same argument names
     load_bert_weights(clf.encoder, path)
     return clf
 

@@ -373,7 +373,7 @@ def predict(
 
 # %% ../nbs/42_training.ipynb #18ee4d47
 def _read(path, what, fmt, encoding, skip_bad_rows, split="train"):
-    "A local file, or (with the optional `datasets` package, online) a Hugging Face name such as `glue/sst2`."
+    "A local file, or (with the optional `datasets` package, online) a Hugging Face name such as `nyu-mll/glue:sst2`."
     data = load_sentiment(path, split, format=fmt, encoding=encoding, skip_bad_rows=skip_bad_rows)
     if data.skipped: print(f"{what} {path}: skipped {len(data.skipped)} bad rows (first: line {data.skipped[0][0]}: "
                            f"{data.skipped[0][1]})", file=sys.stderr)
