@@ -101,6 +101,22 @@ def _rows(lines: list[str], fmt: str, path: str):
     else: raise SentimentDataError(f"format must be one of {FORMATS} or 'auto', got {fmt!r}")
 
 # %% ../nbs/40_sentiment_data.ipynb #3808fbf9
+def _collect(
+    rows,  # `(number, text, label, problem)` per row; `problem` is None for a good row
+    out: SentimentData,  # receives the good rows (and, with `skip_bad_rows`, the skipped ones)
+    skip_bad_rows: bool,  # count bad rows in `out.skipped` instead of raising at the first
+    where: str,  # the source, as error messages name it
+    unit: str,  # what a row number counts: "line" or "row"
+    fix: str,  # what the user can do about a bad row
+) -> SentimentData:
+    "Fill `out` from checked rows; a bad row raises `SentimentDataError` naming `where` and its number unless skipped."
+    for n, text, label, problem in rows:
+        if problem is None: out.texts.append(text); out.labels.append(label)
+        elif skip_bad_rows: out.skipped.append((n, problem))
+        else: raise SentimentDataError(f"{where}, {unit} {n}: {problem} ({fix})")
+    if not out.texts: raise SentimentDataError(f"{where}: no valid rows ({len(out.skipped)} skipped)")
+    return out
+
 def read_sentiment_file(
     path: str | Path,  # a local file in one of `FORMATS`
     format: str = "auto",  # one of `FORMATS`, or "auto" to detect it from the first line
@@ -115,18 +131,14 @@ def read_sentiment_file(
     lines = [(n, l.rstrip("\r")) for n, l in enumerate(text.split("\n"), 1) if l.strip()]
     if not lines: raise SentimentDataError(f"{path}: the file is empty (no labelled rows)")
     fmt = detect_format(lines[0][1]) if format == "auto" else format
-    out = SentimentData([], [], str(path), fmt)
-    for n, sentence, label in _rows(lines, fmt, str(path)):
-        if sentence is None: problem = label
-        elif label.strip() not in ("0", "1"): problem = f"label {label.strip()[:20]!r} is not 0 or 1"
-        elif not sentence.strip(): problem = "the text is empty"
-        else:
-            out.texts.append(sentence.strip()); out.labels.append(int(label)); continue
-        if not skip_bad_rows:
-            raise SentimentDataError(f"{path}, line {n}: {problem} (fix the row, or pass --skip-bad-rows to leave such rows out)")
-        out.skipped.append((n, problem))
-    if not out.texts: raise SentimentDataError(f"{path}: no valid rows ({len(out.skipped)} skipped)")
-    return out
+    def checked():
+        for n, sentence, label in _rows(lines, fmt, str(path)):
+            if sentence is None: yield n, None, None, label
+            elif label.strip() not in ("0", "1"): yield n, None, None, f"label {label.strip()[:20]!r} is not 0 or 1"
+            elif not sentence.strip(): yield n, None, None, "the text is empty"
+            else: yield n, sentence.strip(), int(label), None
+    return _collect(checked(), SentimentData([], [], str(path), fmt), skip_bad_rows, str(path), "line",
+                    "fix the row, or pass --skip-bad-rows to leave such rows out")
 
 # %% ../nbs/40_sentiment_data.ipynb #082d38ba
 def _from_datasets(source: str, split: str, skip_bad_rows: bool = False) -> SentimentData:
@@ -141,17 +153,14 @@ def _from_datasets(source: str, split: str, skip_bad_rows: bool = False) -> Sent
     label_col = next((c for c in LABEL_COLUMNS if c in ds.column_names), None)
     if text_col is None or label_col is None:
         raise SentimentDataError(f"{source}: columns {ds.column_names} lack a text {TEXT_COLUMNS} or label {LABEL_COLUMNS} column")
-    out = SentimentData([], [], f"{source} [{split}]", "datasets")
-    for row, (text, label) in enumerate(zip(ds[text_col], ds[label_col])):
-        if not isinstance(text, str) or not text.strip(): problem = "empty text"
-        elif isinstance(label, bool) or label not in (0, 1):
-            problem = f"label {label!r} is not 0 or 1" + (" (hidden labels: use a split that has answers)" if label == -1 else "")
-        else:
-            out.texts.append(text.strip()); out.labels.append(int(label)); continue
-        if not skip_bad_rows: raise SentimentDataError(f"{source} split {split!r}, row {row}: {problem} (pass skip_bad_rows / --skip-bad-rows to leave such rows out)")
-        out.skipped.append((row, problem))
-    if not out.texts: raise SentimentDataError(f"{source} split {split!r}: no valid rows ({len(out.skipped)} skipped)")
-    return out
+    def checked():
+        for row, (text, label) in enumerate(zip(ds[text_col], ds[label_col])):
+            if not isinstance(text, str) or not text.strip(): yield row, None, None, "empty text"
+            elif isinstance(label, bool) or label not in (0, 1):
+                yield row, None, None, f"label {label!r} is not 0 or 1" + (" (hidden labels: use a split that has answers)" if label == -1 else "")
+            else: yield row, text.strip(), int(label), None
+    return _collect(checked(), SentimentData([], [], f"{source} [{split}]", "datasets"), skip_bad_rows, f"{source} split {split!r}",
+                    "row", "pass skip_bad_rows / --skip-bad-rows to leave such rows out")
 
 def load_sentiment(
     source: str | Path,  # a local file, or a Hugging Face data set `name[:config]`, e.g. "stanfordnlp/imdb" or "nyu-mll/glue:sst2"
