@@ -52,7 +52,7 @@ def test_explicit_dictionary_and_crlf(env, tmp_path):
 
 def test_bad_dictionary_path(env, tmp_path):
     r = run(["--dict", str(tmp_path / "missing.txt")], "北京\n".encode("utf-8"), env)
-    assert r.returncode == 2 and r.stdout == b""
+    assert r.returncode == 1 and r.stdout == b""
     err = r.stderr.decode()
     assert "dictionary file not found" in err and "missing.txt" in err and "Traceback" not in err
 
@@ -61,9 +61,9 @@ def test_malformed_dictionary(env, tmp_path):
     d = tmp_path / "bad.txt"
     d.write_text("北京 lots\n", encoding="utf-8")
     r = run(["--dict", str(d)], "北京\n".encode("utf-8"), env)
-    assert r.returncode == 2 and "bad.txt:1: frequency must be a number" in r.stderr.decode()
+    assert r.returncode == 1 and "bad.txt:1: frequency must be a number" in r.stderr.decode()
 
 
 def test_input_not_utf8(env):
     r = run([], "北京\n".encode("gbk"), env)
-    assert r.returncode == 2 and "not UTF-8" in r.stderr.decode()
+    assert r.returncode == 1 and "not UTF-8" in r.stderr.decode()

@@ -53,7 +53,7 @@ def test_torchrun_two_ranks_agree(tmp_path, env):
                "--batch-size", "8", *SMALL], env, timeout=180)
     assert res.returncode == 0, res.stderr[-3000:]
     assert "x 2:" in res.stderr  # both processes joined one group
-    digests = dict(re.findall(r"\[rank (\d)\] weights sha256 ([0-9a-f]{64})", res.stdout))
+    digests = dict(re.findall(r"\[rank (\d)\] weights sha256 ([0-9a-f]{64})", res.stderr))
     assert sorted(digests) == ["0", "1"], res.stdout
     assert digests["0"] == digests["1"]
     assert digests["0"] == digest_of(tmp_path / "out" / "last.pt")  # what rank 0 saved is what both ranks hold

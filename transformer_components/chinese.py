@@ -17,9 +17,8 @@ from pathlib import Path
 from typing import Iterable, NamedTuple
 
 from fastcore.basics import patch
-from fastcore.script import call_parse
 
-from .core import atomic_write, dashed_options
+from .core import atomic_write, cli_errors, command_parser
 
 # %% auto #0
 __all__ = ['to_simplified', 'read_word_list', 'default_cache_dir', 'WordDictionary', 'default_dictionary_path', 'Segmenter',
@@ -425,20 +424,19 @@ def read_lines(
     return [line.rstrip("\r") for line in lines]
 
 # %% ../nbs/02_chinese.ipynb #13ce6019
-@dashed_options
-@call_parse
-def tc_segment(
-    dict: str = None,  # dictionary file (`word freq [tag]` or one word a line); default: jieba's dict.txt if installed
-    user_dict: str = None,  # file of extra words, same formats
-):
+def tc_segment(argv: list[str] | None = None):  # arguments (default: the command line)
     "Segment Chinese text: UTF-8 lines on stdin -> words separated by single spaces on stdout."
-    try: seg = Segmenter(dict, user_words=user_dict)
-    except (FileNotFoundError, ValueError) as e:
-        print(f"tc-segment: {e}", file=sys.stderr); sys.exit(2)
-    stdin = open(sys.stdin.fileno(), encoding="utf-8", errors="strict", newline=None, closefd=False)
-    out = open(sys.stdout.fileno(), "w", encoding="utf-8", closefd=False)
-    try:
-        for line in stdin: out.write(" ".join(seg.cut(line)) + "\n")
-    except UnicodeDecodeError as e:
-        out.flush(); print(f"tc-segment: input is not UTF-8 ({e.reason})", file=sys.stderr); sys.exit(2)
-    finally: out.flush()
+    p = command_parser("tc-segment", "Segment Chinese text: UTF-8 lines on stdin, words separated by single spaces on stdout.",
+                       "example:\n  echo '我们在北京大学学习' | tc-segment")
+    p.add_argument("--dict", dest="dictionary", metavar="PATH",
+                   help="dictionary file (`word freq [tag]` or one word a line); default: jieba's dict.txt when jieba is installed")
+    p.add_argument("--user-dict", metavar="PATH", help="file of extra words, same formats")
+    args = p.parse_args(argv)
+    with cli_errors("tc-segment"):
+        seg = Segmenter(args.dictionary, user_words=args.user_dict)
+        stdin = open(sys.stdin.fileno(), encoding="utf-8", errors="strict", newline=None, closefd=False)
+        out = open(sys.stdout.fileno(), "w", encoding="utf-8", closefd=False)
+        try:
+            for line in stdin: out.write(" ".join(seg.cut(line)) + "\n")
+        except UnicodeDecodeError as e: raise ValueError(f"input is not UTF-8 ({e.reason})") from None
+        finally: out.flush()

@@ -5,20 +5,21 @@
 # %% ../nbs/00_core.ipynb #a26ec984
 from __future__ import annotations
 
+import argparse
 import os
+import sys
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 
-import torch
-
 # %% auto #0
 __all__ = ['DATA_ENV', 'default_device', 'find_shared_data', 'MissingDataError', 'shared_data', 'has_shared_data', 'atomic_write',
-           'check_positive_int', 'check_token_ids', 'ProgressBar', 'dashed_options']
+           'check_positive_int', 'check_token_ids', 'ProgressBar', 'CommandParser', 'command_parser', 'cli_errors']
 
 # %% ../nbs/00_core.ipynb #b3d4ae4e
 def default_device() -> torch.device:
     "The best available device: `cuda` when a GPU is visible, then `mps` on Apple silicon, else `cpu`."
+    import torch
     if torch.cuda.is_available(): return torch.device("cuda")
     mps = getattr(torch.backends, "mps", None)
     if mps is not None and mps.is_available(): return torch.device("mps")
@@ -71,6 +72,18 @@ def has_shared_data(*parts: str) -> bool:
     try: shared_data(*parts); return True
     except MissingDataError: return False
 
+# %% ../nbs/00_core.ipynb #umask01
+def _creation_mode(path: Path) -> int:
+    "Permission bits a plain `open(path, 'w')` would give: the existing file's, else 0666 minus the umask."
+    try: return path.stat().st_mode & 0o7777
+    except FileNotFoundError: pass
+    try:  # Linux publishes the umask; reading it there avoids the process-wide os.umask() swap
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("Umask:"): return 0o666 & ~int(line.split()[1], 8)
+    except OSError: pass
+    mask = os.umask(0o022); os.umask(mask)
+    return 0o666 & ~mask
+
 # %% ../nbs/00_core.ipynb #e87fec32
 @contextmanager
 def atomic_write(
@@ -83,10 +96,15 @@ def atomic_write(
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
+        os.fchmod(fd, _creation_mode(path))
         with os.fdopen(fd, mode, **({} if "b" in mode else {"encoding": "utf-8", "newline": ""})) as f:
             yield f
             f.flush(); os.fsync(f.fileno())
         os.replace(tmp, path)
+    except OSError as e:  # a full disk or a read-only folder: say which file could not be written
+        Path(tmp).unlink(missing_ok=True)
+        if e.filename: raise
+        raise OSError(e.errno, e.strerror, str(path)) from e
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
@@ -111,6 +129,7 @@ def check_token_ids(
     vocab_size: int | None = None,  # ids must lie in `[0, vocab_size)` when given
 ) -> torch.Tensor:
     "Return `ids` if it is an integer tensor with every id in range, else raise `TypeError`/`IndexError` naming `name`."
+    import torch
     if not isinstance(ids, torch.Tensor):
         raise TypeError(f"{name} must be a torch.Tensor of integer ids, got {type(ids).__name__}")
     if ids.dtype.is_floating_point or ids.dtype.is_complex or ids.dtype == torch.bool:
@@ -159,27 +178,58 @@ class ProgressBar:
         elif getattr(self, "_last_done", None) != self.done: self.file.write(self.render() + "\n")
         self.file.flush()
 
-# %% ../nbs/00_core.ipynb #a57607d6
-def _underscore_option(arg: str) -> str:
-    "`--vocab-size=8` -> `--vocab_size=8`; values and positional arguments are left alone."
+# %% ../nbs/00_core.ipynb #cli001
+class _HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    "Keeps the examples' line breaks and shows defaults that say something (not `None`, not `False`)."
+    def _get_help_string(self, action):
+        text = action.help or ""
+        if action.option_strings and action.default not in (None, False, argparse.SUPPRESS) and "%(default)" not in text:
+            text += " (default: %(default)s)"
+        return text
+
+class CommandParser(argparse.ArgumentParser):
+    "An `ArgumentParser` that also takes `--long_option` for `--long-option`."
+    def parse_known_args(self, args=None, namespace=None):
+        args = sys.argv[1:] if args is None else list(args)
+        stop = args.index("--") if "--" in args else len(args)
+        return super().parse_known_args([_dashed(a) for a in args[:stop]] + args[stop:], namespace)
+
+def _dashed(arg: str) -> str:
+    "`--vocab_size=8` -> `--vocab-size=8`; values and positional arguments are left alone."
     if not arg.startswith("--") or arg == "--": return arg
     name, eq, value = arg[2:].partition("=")
-    return "--" + name.replace("-", "_") + eq + value
+    return "--" + name.replace("_", "-") + eq + value
 
-def dashed_options(
-    func,  # a `call_parse` function
+# %% ../nbs/00_core.ipynb #cli003
+def command_parser(
+    prog: str,  # the console script's name, e.g. `"tc-tokenize"`
+    description: str,  # what the command does, shown at the top of `--help`
+    epilog: str | None = None,  # examples, shown after the options (line breaks kept)
+) -> CommandParser:
+    "A parser with the conventions of every `tc-` script: dashed options, defaults in `--help`, `--version`."
+    from transformer_components import __version__
+    parser = CommandParser(prog=prog, description=description, epilog=epilog, formatter_class=_HelpFormatter)
+    parser.add_argument("--version", action="version", version=f"{prog} {__version__}")
+    return parser
+
+# %% ../nbs/00_core.ipynb #cli005
+def _os_error_text(e: OSError) -> str:
+    "`path: No space left on device` rather than `[Errno 28] No space left on device: 'path'`."
+    if e.filename is not None and e.strerror: return f"{e.filename}: {e.strerror}"
+    return e.strerror or str(e)
+
+@contextmanager
+def cli_errors(
+    prog: str,  # the console script's name, for the message
 ):
-    "Make a `call_parse` script accept `--max-minutes` as well as `--max_minutes`; called without arguments it parses `sys.argv`."
-    import functools, sys
-    from fastcore.script import anno_parser
-    target = getattr(func, "__wrapped__", func)
-    @functools.wraps(func)
-    def main(*args, **kwargs):
-        if args or kwargs: return func(*args, **kwargs)
-        argv = sys.argv[1:]
-        stop = argv.index("--") if "--" in argv else len(argv)
-        argv = [_underscore_option(a) for a in argv[:stop]] + argv[stop:]
-        parsed = vars(anno_parser(target, prog=Path(sys.argv[0]).name).parse_args(argv))
-        for internal in ("pdb", "xtra"): parsed.pop(internal, None)  # fastcore's hidden debugging options
-        return target(**parsed)
-    return main
+    "Run a command's body: user and environment errors become one line on stderr and exit status 1 (130 when interrupted)."
+    try:
+        yield
+        sys.stdout.flush()  # a reader that went away is noticed here, not in the interpreter's exit
+    except BrokenPipeError:  # `tc-tokenize ... | head -1`: the reader has all it wants; stop without a word
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(1)
+    except KeyboardInterrupt:
+        sys.stderr.write(f"{prog}: interrupted\n"); sys.exit(130)
+    except OSError as e: sys.exit(f"{prog}: error: {_os_error_text(e)}")
+    except (ValueError, TypeError) as e: sys.exit(f"{prog}: error: {e}")

@@ -7,13 +7,12 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 
-from fastcore.script import Param, call_parse
-
 from .bpe import BPETokenizer, load_tokenizer_json, train_bpe
-from .core import ProgressBar, dashed_options
-from .wordpiece import WordPiece, count_words
+from .core import ProgressBar, cli_errors, command_parser
+from .wordpiece import WordPiece
 
 # %% auto #0
 __all__ = ['load_any_tokenizer', 'tokens_and_ids', 'tokenize_stream', 'tc_tokenize', 'read_training_files', 'train_tokenizer',
@@ -36,7 +35,7 @@ def load_any_tokenizer(
     model = d.get("model") if isinstance(d, dict) else None
     if isinstance(model, dict) and model.get("type") == "WordPiece": return WordPiece.load(path)
     if isinstance(model, dict) and model.get("type") == "BPE": return load_tokenizer_json(path)
-    if isinstance(d, dict) and "model" not in d:
+    if isinstance(d, dict) and d and all(isinstance(v, int) for v in d.values()):  # GPT-2's vocab has a token "model"
         raise ValueError(f"--tokenizer {path} looks like a GPT-2 vocab.json: pass its merges file with --merges")
     raise ValueError(f"--tokenizer {path}: model type {model.get('type') if isinstance(model, dict) else None!r} "
                      "is not supported (BPE or WordPiece)")
@@ -55,34 +54,34 @@ def tokens_and_ids(
 # %% ../nbs/05_tokenizer_cli.ipynb #a9993843
 def tokenize_stream(
     tok: BPETokenizer | WordPiece,  # from `load_any_tokenizer`
-    raw: bytes,  # the whole input, UTF-8
+    lines: Iterable[bytes],  # UTF-8 lines, each with or without its `\n` (e.g. `sys.stdin.buffer`)
     out,  # text stream for the JSON lines
+    flush: bool = False,  # flush `out` after every line (interactive pipes)
 ) -> int:
-    "Write `{\"tokens\": [...], \"ids\": [...]}` for every line of `raw`; return the number of lines."
-    try: text = raw.decode("utf-8")
-    except UnicodeDecodeError as e:
-        line = raw.count(b"\n", 0, e.start) + 1
-        raise ValueError(f"stdin line {line} is not valid UTF-8 (byte {raw[e.start:e.start + 1]!r})") from None
-    lines = text.split("\n")
-    if lines and lines[-1] == "": lines.pop()  # a final newline ends the last line; it does not start a new one
-    for line in lines:
-        tokens, ids = tokens_and_ids(tok, line.removesuffix("\r"))
+    "Write `{\"tokens\": [...], \"ids\": [...]}` for every line as it arrives; return the number of lines."
+    n = 0
+    for n, raw in enumerate(lines, 1):
+        try: line = raw.decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise ValueError(f"stdin line {n} is not valid UTF-8 (byte {e.start + 1} of the line: {raw[e.start:e.start + 1]!r})") from None
+        tokens, ids = tokens_and_ids(tok, line.removesuffix("\n").removesuffix("\r"))
         out.write(json.dumps({"tokens": tokens, "ids": ids}, ensure_ascii=False) + "\n")
-    return len(lines)
+        if flush: out.flush()
+    return n
 
 # %% ../nbs/05_tokenizer_cli.ipynb #8fc5dd6d
-@dashed_options
-@call_parse
-def tc_tokenize(
-    tokenizer: Param("a BERT vocab.txt, a GPT-2 vocab.json (with --merges), or a tokenizer.json", str, required=True) = None,
-    merges: str = None,  # GPT-2 merges.txt, with a vocab.json
-):
+def tc_tokenize(argv: list[str] | None = None):  # arguments (default: the command line)
     "Tokenize UTF-8 lines from stdin: one JSON object `{\"tokens\": [...], \"ids\": [...]}` per input line."
-    try:
-        tok = load_any_tokenizer(tokenizer, merges)
-        tokenize_stream(tok, sys.stdin.buffer.read(), sys.stdout)
-    except (ValueError, FileNotFoundError, TypeError) as e:
-        sys.exit(f"tc-tokenize: error: {e}")
+    p = command_parser("tc-tokenize", "Tokenize UTF-8 lines from stdin: one JSON object {\"tokens\": [...], \"ids\": [...]} "
+                       "per input line, written as soon as the line is read.",
+                       "example:\n  echo 'Hello, world!' | tc-tokenize --tokenizer vocab.txt")
+    p.add_argument("--tokenizer", required=True, metavar="PATH",
+                   help="a BERT vocab.txt, a GPT-2 vocab.json (with --merges), or a tokenizer.json")
+    p.add_argument("--merges", metavar="PATH", help="GPT-2 merges.txt, with a vocab.json")
+    args = p.parse_args(argv)
+    with cli_errors("tc-tokenize"):
+        tok = load_any_tokenizer(args.tokenizer, args.merges)
+        tokenize_stream(tok, sys.stdin.buffer, sys.stdout, flush=True)
 
 # %% ../nbs/05_tokenizer_cli.ipynb #45e4bf52
 def read_training_files(
@@ -119,18 +118,17 @@ def train_tokenizer(
         if bar: bar.close()
 
 # %% ../nbs/05_tokenizer_cli.ipynb #96b51b69
-@dashed_options
-@call_parse
-def tc_train_tokenizer(
-    files: Param("UTF-8 text files to train on", str, nargs="+"),
-    model: str = "bpe",  # bpe or wordpiece
-    vocab_size: int = 8000,  # size of the vocabulary to learn
-    out: str = "tokenizer.json",  # where to write the tokenizer (atomically)
-):
+def tc_train_tokenizer(argv: list[str] | None = None):  # arguments (default: the command line)
     "Train a BPE or WordPiece tokenizer on text files and save it as a `tokenizer.json` HF `tokenizers` can load."
-    try:
-        tok = train_tokenizer(model, vocab_size, read_training_files(files))
-        tok.save(out)
-    except (ValueError, FileNotFoundError, TypeError) as e:
-        sys.exit(f"tc-train-tokenizer: error: {e}")
-    print(f"wrote {out}: {model}, {tok.vocab_size} tokens", file=sys.stderr)
+    p = command_parser("tc-train-tokenizer", "Train a byte-level BPE or a WordPiece tokenizer on UTF-8 text files and write a "
+                       "tokenizer.json that Hugging Face tokenizers can load.",
+                       "example:\n  tc-train-tokenizer corpus.txt --model wordpiece --vocab-size 8000 --out tokenizer.json")
+    p.add_argument("files", nargs="+", metavar="FILE", help="UTF-8 text files to train on")
+    p.add_argument("--model", choices=["bpe", "wordpiece"], default="bpe", help="the kind of tokenizer")
+    p.add_argument("--vocab-size", type=int, default=8000, help="size of the vocabulary to learn")
+    p.add_argument("--out", default="tokenizer.json", metavar="PATH", help="where to write the tokenizer (atomically)")
+    args = p.parse_args(argv)
+    with cli_errors("tc-train-tokenizer"):
+        tok = train_tokenizer(args.model, args.vocab_size, read_training_files(args.files))
+        tok.save(args.out)
+        print(f"wrote {args.out}: {args.model}, {tok.vocab_size} tokens", file=sys.stderr)

@@ -18,9 +18,8 @@ from pathlib import Path
 import torch
 import torch.distributed as dist
 import torch.nn.functional as F
-from fastcore.script import Param, call_parse
 
-from .core import ProgressBar, atomic_write, check_positive_int, dashed_options, default_device
+from .core import ProgressBar, atomic_write, check_positive_int, cli_errors, command_parser, default_device
 from .encoder import SentimentClassifier
 from .sentiment_data import SentimentDataError, load_sentiment
 from .tokenizer_cli import load_any_tokenizer
@@ -435,71 +434,80 @@ def _pretrained_classifier(folder, tok, pooling, dropout, max_len, rank) -> Sent
     return model
 
 # %% ../nbs/42_training.ipynb #f5325aa4
-@dashed_options
-@call_parse
-def tc_train(
-    train: Param("training file (GLUE TSV/CSV, 'label sentence' or 'sentence<TAB>label'), or a `datasets` name", str, required=True) = None,
-    out: Param("output folder for tokenizer.json, best.pt and last.pt", str, required=True) = None,
-    valid: str = None,  # validation file (default: 5% of the training file held out)
-    tokenizer: str = None,  # a WordPiece tokenizer.json or BERT vocab.txt to use instead of training one
-    vocab_size: int = 8000,  # size of the WordPiece vocabulary to train
-    epochs: int = 3,  # passes over the training data
-    batch_size: int = 32,  # examples per step and process
-    lr: float = None,  # peak learning rate (default 1e-3, or 5e-5 with --init-from)
-    dim: int = 128,  # model dimension
-    layers: int = 2,  # encoder blocks
-    heads: int = 4,  # attention heads
-    ff_dim: int = None,  # feed-forward size (default 4 * dim)
-    dropout: float = 0.1,  # dropout
-    positions: str = "learned",  # learned, sinusoidal or rotary
-    pooling: str = "mean",  # mean or cls
-    max_len: int = 128,  # longest input in tokens
-    max_minutes: float = None,  # stop (validate, save) after this many minutes
-    max_steps: int = None,  # stop after this many steps
-    save_every: int = 200,  # steps between resumable checkpoints
-    seed: int = 0,  # random seed (weights, batch order, dropout)
-    resume: bool = False,  # continue from OUT/last.pt
-    no_bucket: bool = False,  # do not group sentences of similar length
-    skip_bad_rows: bool = False,  # leave out bad rows instead of stopping at the first
-    encoding: str = "utf-8",  # text encoding of the data files (e.g. cp1252)
-    format: str = "auto",  # header, label_first, text_tab_label or auto
-    init_from: str = None,  # a BERT-family model folder (config.json, model.safetensors, tokenizer.json or vocab.txt) to start from; it fixes --dim/--layers/--heads/--ff-dim/--positions
-):
+def _data_options(p):
+    "Options shared by the commands that read labelled files."
+    p.add_argument("--skip-bad-rows", action="store_true", help="leave out bad rows instead of stopping at the first")
+    p.add_argument("--encoding", default="utf-8", help="text encoding of the data files (e.g. cp1252)")
+    p.add_argument("--format", dest="fmt", choices=["auto", "header", "label_first", "text_tab_label"], default="auto",
+                   help="layout of the data files")
+
+def _train_parser():
+    p = command_parser("tc-train", "Train a tokenizer and a transformer sentiment classifier; the best model and the tokenizer go to OUT.",
+                       "example:\n  tc-train --train train.tsv --valid dev.tsv --out run --epochs 3")
+    p.add_argument("--train", required=True, metavar="PATH",
+                   help="training file (GLUE TSV/CSV, 'label sentence' or 'sentence<TAB>label'), or a `datasets` name")
+    p.add_argument("--out", required=True, metavar="DIR", help="output folder for tokenizer.json, best.pt and last.pt")
+    p.add_argument("--valid", metavar="PATH", help="validation file (default: 5%% of the training file held out)")
+    p.add_argument("--tokenizer", metavar="PATH", help="a WordPiece tokenizer.json or BERT vocab.txt to use instead of training one")
+    p.add_argument("--vocab-size", type=int, default=8000, help="size of the WordPiece vocabulary to train")
+    p.add_argument("--epochs", type=int, default=3, help="passes over the training data")
+    p.add_argument("--batch-size", type=int, default=32, help="examples per step and process")
+    p.add_argument("--lr", type=float, help="peak learning rate (default 1e-3, or 5e-5 with --init-from)")
+    p.add_argument("--dim", type=int, default=128, help="model dimension")
+    p.add_argument("--layers", type=int, default=2, help="encoder blocks")
+    p.add_argument("--heads", type=int, default=4, help="attention heads")
+    p.add_argument("--ff-dim", type=int, help="feed-forward size (default 4 * dim)")
+    p.add_argument("--dropout", type=float, default=0.1, help="dropout")
+    p.add_argument("--positions", choices=["learned", "sinusoidal", "rotary"], default="learned", help="position encoding")
+    p.add_argument("--pooling", choices=["mean", "cls"], default="mean", help="how the sentence vector is made")
+    p.add_argument("--max-len", type=int, default=128, help="longest input in tokens")
+    p.add_argument("--max-minutes", type=float, help="stop (validate, save) after this many minutes")
+    p.add_argument("--max-steps", type=int, help="stop after this many steps")
+    p.add_argument("--save-every", type=int, default=200, help="steps between resumable checkpoints")
+    p.add_argument("--seed", type=int, default=0, help="random seed (weights, batch order, dropout)")
+    p.add_argument("--resume", action="store_true", help="continue from OUT/last.pt")
+    p.add_argument("--no-bucket", action="store_true", help="do not group sentences of similar length")
+    _data_options(p)
+    p.add_argument("--init-from", metavar="DIR", help="a BERT-family model folder (config.json, model.safetensors, tokenizer.json "
+                   "or vocab.txt) to start from; it fixes --dim/--layers/--heads/--ff-dim/--positions")
+    return p
+
+def tc_train(argv: list[str] | None = None):  # arguments (default: the command line)
     "Train a tokenizer and a transformer sentiment classifier; the best model and the tokenizer go to OUT."
+    a = _train_parser().parse_args(argv)
     try:
-        device, distributed = _setup_distributed()
-        rank, world = _rank_world()
-        data = _read(train, "--train", format, encoding, skip_bad_rows)
-        texts, labels = data.texts, data.labels
-        if valid: vdata = _read(valid, "--valid", format, encoding, skip_bad_rows, "validation"); vt, vl = vdata.texts, vdata.labels
-        else:
-            order = torch.randperm(len(texts), generator=torch.Generator().manual_seed(seed)).tolist()
-            cut = max(1, len(texts) // 20)
-            vt, vl = [texts[i] for i in order[:cut]], [labels[i] for i in order[:cut]]
-            texts, labels = [texts[i] for i in order[cut:]], [labels[i] for i in order[cut:]]
-        outp = Path(out); outp.mkdir(parents=True, exist_ok=True)
-        if rank == 0:  # before anything is written: temp files left by a process killed mid-write
-            for stale in outp.glob(".*.tmp"): stale.unlink(missing_ok=True)
-        if init_from and not tokenizer: tokenizer = _pretrained_tokenizer(Path(init_from))
-        tok = _tokenizer_for(outp, tokenizer, texts, vocab_size, resume, rank, world)
-        torch.manual_seed(seed)
-        if init_from: model = _pretrained_classifier(init_from, tok, pooling, dropout, max_len, rank)
-        else: model = SentimentClassifier(len(tok.vocab), dim, max_len, layers, heads, ff_dim, dropout, True, positions, pooling,
-                                          2, tok.vocab["[PAD]"])
-        model = model.to(device)
-        if lr is None: lr = 5e-5 if init_from else 1e-3
-        cfg = TrainConfig(epochs=epochs, batch_size=batch_size, lr=lr, bucket=not no_bucket, seed=seed, save_every=save_every,
-                          max_minutes=max_minutes, max_steps=max_steps)
-        if rank == 0: print(f"training on {device} x {world}: {len(texts)} sentences, validating on {len(vt)}", file=sys.stderr)
-        start = time.monotonic()
-        hist = fit(model, (encode_texts(tok, texts, max_len), labels), (encode_texts(tok, vt, max_len), vl), cfg, outp, resume)
-        print(f"[rank {rank}] weights sha256 {weights_digest(model)}", flush=True)
-        if rank == 0:
-            best = max((r.get("valid_accuracy", -1) for r in hist["epochs"]), default=None)
-            print(json.dumps({"best_valid_accuracy": best, "epochs": len(hist["epochs"]), "seconds": round(time.monotonic() - start, 1),
-                              "out": str(outp)}), flush=True)
-    except (SentimentDataError, CheckpointError, ValueError, TypeError, FileNotFoundError) as e:
-        sys.exit(f"tc-train: error: {e}")
+        with cli_errors("tc-train"):
+            device, distributed = _setup_distributed()
+            rank, world = _rank_world()
+            data = _read(a.train, "--train", a.fmt, a.encoding, a.skip_bad_rows)
+            texts, labels = data.texts, data.labels
+            if a.valid: vdata = _read(a.valid, "--valid", a.fmt, a.encoding, a.skip_bad_rows, "validation"); vt, vl = vdata.texts, vdata.labels
+            else:
+                order = torch.randperm(len(texts), generator=torch.Generator().manual_seed(a.seed)).tolist()
+                cut = max(1, len(texts) // 20)
+                vt, vl = [texts[i] for i in order[:cut]], [labels[i] for i in order[:cut]]
+                texts, labels = [texts[i] for i in order[cut:]], [labels[i] for i in order[cut:]]
+            outp = Path(a.out); outp.mkdir(parents=True, exist_ok=True)
+            if rank == 0:  # before anything is written: temp files left by a process killed mid-write
+                for stale in outp.glob(".*.tmp"): stale.unlink(missing_ok=True)
+            tokenizer = a.tokenizer or (_pretrained_tokenizer(Path(a.init_from)) if a.init_from else None)
+            tok = _tokenizer_for(outp, tokenizer, texts, a.vocab_size, a.resume, rank, world)
+            torch.manual_seed(a.seed)
+            if a.init_from: model = _pretrained_classifier(a.init_from, tok, a.pooling, a.dropout, a.max_len, rank)
+            else: model = SentimentClassifier(len(tok.vocab), a.dim, a.max_len, a.layers, a.heads, a.ff_dim, a.dropout, True, a.positions,
+                                              a.pooling, 2, tok.vocab["[PAD]"])
+            model = model.to(device)
+            lr = a.lr if a.lr is not None else 5e-5 if a.init_from else 1e-3
+            cfg = TrainConfig(epochs=a.epochs, batch_size=a.batch_size, lr=lr, bucket=not a.no_bucket, seed=a.seed, save_every=a.save_every,
+                              max_minutes=a.max_minutes, max_steps=a.max_steps)
+            if rank == 0: print(f"training on {device} x {world}: {len(texts)} sentences, validating on {len(vt)}", file=sys.stderr)
+            start = time.monotonic()
+            hist = fit(model, (encode_texts(tok, texts, a.max_len), labels), (encode_texts(tok, vt, a.max_len), vl), cfg, outp, a.resume)
+            if world > 1: print(f"[rank {rank}] weights sha256 {weights_digest(model)}", file=sys.stderr, flush=True)
+            if rank == 0:
+                best = max((r.get("valid_accuracy", -1) for r in hist["epochs"]), default=None)
+                print(json.dumps({"best_valid_accuracy": best, "epochs": len(hist["epochs"]), "seconds": round(time.monotonic() - start, 1),
+                                  "out": str(outp), "weights_sha256": weights_digest(model)}), flush=True)
     finally:
         if dist.is_initialized(): dist.destroy_process_group()
 
@@ -515,40 +523,34 @@ def load_trained(
     if not tok_path.is_file(): raise FileNotFoundError(f"{tok_path}: no tokenizer beside the checkpoint")
     return load_classifier(ckpt, device), WordPiece.load(tok_path)
 
-@dashed_options
-@call_parse
-def tc_eval(
-    checkpoint: Param("folder written by tc-train (or a .pt file in it)", str, required=True) = None,
-    data: Param("labelled file to evaluate on", str, required=True) = None,
-    skip_bad_rows: bool = False,  # leave out bad rows instead of stopping at the first
-    encoding: str = "utf-8",  # text encoding of the data file
-    format: str = "auto",  # header, label_first, text_tab_label or auto
-    split: str = "validation",  # split of a Hugging Face data set name (ignored for files)
-):
+def tc_eval(argv: list[str] | None = None):  # arguments (default: the command line)
     "Accuracy of a trained classifier on a labelled file; the last line printed is JSON `{\"accuracy\": ..., \"n\": ...}`."
-    try:
-        model, tok = load_trained(checkpoint)
-        d = _read(data, "--data", format, encoding, skip_bad_rows, split)
+    p = command_parser("tc-eval", "Accuracy of a trained classifier on a labelled file; the last line printed is JSON.",
+                       "example:\n  tc-eval --checkpoint run --data dev.tsv")
+    p.add_argument("--checkpoint", required=True, metavar="PATH", help="folder written by tc-train (or a .pt file in it)")
+    p.add_argument("--data", required=True, metavar="PATH", help="labelled file to evaluate on")
+    _data_options(p)
+    p.add_argument("--split", default="validation", help="split of a Hugging Face data set name (ignored for files)")
+    a = p.parse_args(argv)
+    with cli_errors("tc-eval"):
+        model, tok = load_trained(a.checkpoint)
+        d = _read(a.data, "--data", a.fmt, a.encoding, a.skip_bad_rows, a.split)
         start = time.monotonic()
         m = evaluate(model, encode_texts(tok, d.texts, model.config["max_seq_len"]), d.labels, pad_id=model.pad_id)
         print(f"{d.path}: {m['n']} sentences, loss {m['loss']:.4f}, accuracy {m['accuracy']:.4f} ({time.monotonic() - start:.1f}s)")
         print(json.dumps({"accuracy": m["accuracy"], "n": m["n"]}))
-    except (SentimentDataError, CheckpointError, ValueError, TypeError, FileNotFoundError) as e:
-        sys.exit(f"tc-eval: error: {e}")
 
-@dashed_options
-@call_parse
-def tc_predict(
-    texts: Param("sentences to classify", str, nargs="+"),
-    checkpoint: Param("folder written by tc-train (or a .pt file in it)", str, required=True) = None,
-):
+def tc_predict(argv: list[str] | None = None):  # arguments (default: the command line)
     "Print `label<TAB>probability<TAB>text` for every text (label 1 = positive, 0 = negative)."
-    try:
-        model, tok = load_trained(checkpoint)
-        probs = predict(model, tok, list(texts))
+    p = command_parser("tc-predict", "Classify sentences with a trained model: label<TAB>probability<TAB>text per sentence.",
+                       "example:\n  tc-predict --checkpoint run 'a gripping, funny film'")
+    p.add_argument("texts", nargs="+", metavar="TEXT", help="sentences to classify")
+    p.add_argument("--checkpoint", required=True, metavar="PATH", help="folder written by tc-train (or a .pt file in it)")
+    a = p.parse_args(argv)
+    with cli_errors("tc-predict"):
+        model, tok = load_trained(a.checkpoint)
+        probs = predict(model, tok, list(a.texts))
         names = {0: "negative", 1: "positive"}
-        for t, p in zip(texts, probs):
-            k = int(p.argmax())
-            print(f"{names.get(k, k)}\t{p[k]:.4f}\t{t}")
-    except (CheckpointError, ValueError, TypeError, FileNotFoundError) as e:
-        sys.exit(f"tc-predict: error: {e}")
+        for t, pr in zip(a.texts, probs):
+            k = int(pr.argmax())
+            print(f"{names.get(k, k)}\t{pr[k]:.4f}\t{t}")
