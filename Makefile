@@ -17,7 +17,7 @@ DATA_DIR := $(if $(TC_DATA),$(TC_DATA),../shared/data)
 TEST_FLAGS := $(if $(wildcard $(DATA_DIR)),shared_data,)
 NBDEV_WORKERS ?= 2
 
-.PHONY: help setup export docs test check-clean check-export check-readme nbtest pytest readme bench clean
+.PHONY: help setup export docs test check-clean check-export check-readme nbtest pytest install-check readme bench clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 16
@@ -56,7 +56,10 @@ nbtest: setup ## run the notebooks' tests (cells flagged shared_data only where 
 pytest: setup ## run tests/ (CLI end to end, the docs site in a browser, ...)
 	$(BIN)/pytest -ra tests
 
-test: check-clean check-export check-readme nbtest pytest ## all checks; pytest's summary line closes the run
+install-check: setup ## build sdist + wheel, install the wheel (no extras) into a fresh venv, use every command from outside
+	$(PY) tools/install_check.py
+
+test: check-clean check-export check-readme install-check nbtest pytest ## all checks; pytest's summary line closes the run
 
 bench: export ## run the benchmarks against peers (prints ratios measured in one run)
 	@for f in benchmarks/[!_]*.py; do echo "== $$f"; $(PY) $$f; done

@@ -16,7 +16,8 @@ min_python = cfg["min_python"]
 license_name, license_classifier = licenses[cfg["license"]]
 
 requirements = cfg.get("requirements", "").split()
-dev_requirements = cfg.get("dev_requirements", "").split()
+# every `NAME_requirements` key is an extra: dev (development and tests), zh (jieba's dictionary), hf (datasets)
+extras = {key.removesuffix("_requirements"): cfg[key].split() for key in cfg if key.endswith("_requirements")}
 console_scripts = [line.strip() for line in cfg.get("console_scripts", "").splitlines() if line.strip()]
 readme = here / "README.md"
 
@@ -42,7 +43,7 @@ setuptools.setup(
     include_package_data=True,
     python_requires=f">={min_python}",
     install_requires=requirements,
-    extras_require={"dev": dev_requirements},
+    extras_require=extras,
     entry_points={
         "console_scripts": console_scripts,
         "nbdev": [f"{cfg['lib_path']}={cfg['lib_path']}._modidx:d"],

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from conftest import ROOT, script
 
 
@@ -58,6 +60,21 @@ def test_import_stays_light():
             f"for m in {['transformer_components'] + _modules()!r}: importlib.import_module(m)\n"
             "heavy = sorted(m for m in sys.modules if m.split('.')[0] in ('matplotlib', 'pandas', 'IPython'))\n"
             "print(heavy[:5])\n"
+            "assert not heavy, heavy")
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert res.returncode == 0, res.stdout + res.stderr
+
+
+# The text side of the library: tokenizers, the segmenter, the data readers and their command lines. None of them
+# touches a tensor, so none may pay for torch's import (about a second at every `tc-tokenize --help`).
+TEXT_MODULES = ["core", "word_tokenizer", "chinese", "bpe", "wordpiece", "tokenizer_cli", "sentiment_data"]
+
+
+@pytest.mark.parametrize("module", TEXT_MODULES)
+def test_text_modules_import_no_torch(module):
+    "Each text-side module, imported alone in a fresh process, imports neither torch, numpy nor matplotlib."
+    code = (f"import sys, transformer_components.{module}\n"
+            "heavy = sorted({m.split('.')[0] for m in sys.modules} & {'torch', 'numpy', 'matplotlib'})\n"
             "assert not heavy, heavy")
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert res.returncode == 0, res.stdout + res.stderr

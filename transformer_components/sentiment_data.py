@@ -147,7 +147,7 @@ def _from_datasets(source: str, split: str, skip_bad_rows: bool = False) -> Sent
     try: import datasets
     except ImportError:
         raise SentimentDataError(f"{source!r} is not a local file, and reading it as a Hugging Face data set needs the "
-                                 "optional package `datasets` (pip install datasets) and a connection to the hub") from None
+                                 "optional package `datasets`: pip install 'transformer_components[hf]' (and a connection to the hub)") from None
     ds = datasets.load_dataset(name, config or None, split=split)
     text_col = next((c for c in TEXT_COLUMNS if c in ds.column_names), None)
     label_col = next((c for c in LABEL_COLUMNS if c in ds.column_names), None)

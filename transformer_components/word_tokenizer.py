@@ -6,11 +6,10 @@
 from __future__ import annotations
 
 import json
+import numbers
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-import numpy as np
-import torch
 from fastcore.basics import patch
 
 from .core import atomic_write, check_positive_int
@@ -126,13 +125,12 @@ def sequences_to_texts(self: WordTokenizer,
                         sequences: Iterable[Iterable[int]],  # ids, e.g. from `texts_to_sequences` or a padded batch
                        ) -> list[str]:
     "Each id sequence as text (tokens joined by `split`, or directly with `char_level`); padding ids are skipped."
-    if isinstance(sequences, torch.Tensor): sequences = sequences.tolist()
-    elif isinstance(sequences, np.ndarray): sequences = sequences.tolist()
+    if hasattr(sequences, "tolist"): sequences = sequences.tolist()  # a tensor or an array
     out, sep = [], "" if self.char_level else self.split
     for n, seq in enumerate(sequences):
         words = []
-        for i in (seq.tolist() if isinstance(seq, (torch.Tensor, np.ndarray)) else seq):
-            if isinstance(i, bool) or not isinstance(i, (int, np.integer)):
+        for i in (seq.tolist() if hasattr(seq, "tolist") else seq):
+            if isinstance(i, bool) or not isinstance(i, numbers.Integral):
                 raise TypeError(f"sequences[{n}] must hold int ids, got {type(i).__name__}")
             if i == 0: continue
             if i not in self.index_word:
@@ -174,6 +172,7 @@ def pad_sequences(
     return_tensors: str = "pt",  # `'pt'` for a torch tensor, `'np'` for a numpy array
 ):
     "A `[batch, maxlen]` tensor (or array) of the sequences, padded and truncated."
+    import numpy as np, torch  # here, not at the top: the tokenizer itself never needs them
     for name, v in (("padding", padding), ("truncating", truncating)):
         if v not in ("pre", "post"): raise ValueError(f"{name} must be 'pre' or 'post', got {v!r}")
     if return_tensors not in ("pt", "np"): raise ValueError(f"return_tensors must be 'pt' or 'np', got {return_tensors!r}")

@@ -1,0 +1,149 @@
+"""Install the package as a user does and use every command from outside the repository.
+
+    python tools/install_check.py            # what `make install-check` (part of `make test`) runs
+
+1. `python -m build` makes the sdist, then the wheel *from the sdist* (so a file missing from the sdist fails here);
+2. a fresh venv gets `torch==2.13.0` first (pip would otherwise resolve `torch>=2.2` to a multi-GB CUDA build), then
+   the wheel with no extras: pip picks today's newest numpy, matplotlib and fastcore, not our development pins;
+3. no development-only package may be present (nbdev, hypothesis, the peers), so a runtime import that needs one
+   fails here; every module is imported, every console script answers `--help` and `--version` and does one real
+   job on small inputs written on the spot, and one bad input gets a one-line error (no traceback);
+4. the same again after `pip install <repo>` (the README's other way in), reusing the venv's dependencies.
+
+Everything runs in a temporary folder, so the repository's own sources can never be imported by mistake. The
+report ends with what the plain install cost: seconds and megabytes of the venv beside torch.
+"""
+from __future__ import annotations
+
+import configparser
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+TORCH_PIN = os.environ.get("TORCH_PIN", "torch==2.13.0")
+DEV_ONLY = ["nbdev", "execnb", "hypothesis", "pytest", "tokenizers", "jieba", "transformers", "safetensors", "smalldocs"]
+
+
+def settings() -> configparser.SectionProxy:
+    cfg = configparser.ConfigParser(delimiters=["="])
+    cfg.read(ROOT / "settings.ini", encoding="utf-8")
+    return cfg["DEFAULT"]
+
+
+def scripts() -> list[str]:
+    return [line.split("=")[0].strip() for line in settings()["console_scripts"].splitlines() if line.strip()]
+
+
+def run(cmd, *, cwd, env=None, stdin: str | None = None, ok=(0,), timeout=600) -> subprocess.CompletedProcess:
+    "Run `cmd`; fail loudly (with its output) when the exit status is not in `ok`."
+    r = subprocess.run([str(c) for c in cmd], cwd=cwd, env=env, input=stdin, capture_output=True, text=True, timeout=timeout)
+    if r.returncode not in ok:
+        sys.exit(f"install-check: FAILED: {' '.join(map(str, cmd))} exited {r.returncode} (expected {ok})\n"
+                 f"--- stdout\n{r.stdout[-3000:]}\n--- stderr\n{r.stderr[-3000:]}")
+    return r
+
+
+def one_line_error(r: subprocess.CompletedProcess, prog: str, *, contains: str = ""):
+    "A user error: exit 1, one line `prog: error: ...` on stderr, no traceback."
+    lines = r.stderr.strip().splitlines()
+    if r.returncode != 1 or len(lines) != 1 or not lines[0].startswith(f"{prog}: error: ") or contains not in lines[0]:
+        sys.exit(f"install-check: FAILED: {prog} on bad input gave exit {r.returncode} and stderr:\n{r.stderr[-2000:]}")
+
+
+def write_inputs(d: Path) -> dict[str, Path]:
+    "Small inputs for one real call of every command."
+    words = ["good", "great", "fine", "lovely", "bad", "awful", "poor", "dull"]
+    rows = []
+    for i in range(160):
+        picks = [words[(i * 7 + k * 3) % 8] for k in range(3)]
+        rows.append((f"the {' '.join(picks)} film", int(sum(w in words[:4] for w in picks) >= 2)))
+    (d / "toy.tsv").write_text("sentence\tlabel\n" + "".join(f"{t}\t{y}\n" for t, y in rows), encoding="utf-8")
+    (d / "corpus.txt").write_text("\n".join(t for t, _ in rows) * 3 + "\n", encoding="utf-8")
+    (d / "zh_dict.txt").write_text("北京 100\n大学 80\n北京大学 40\n学习 60\n我们 90\n在 200\n", encoding="utf-8")
+    return {"tsv": d / "toy.tsv", "corpus": d / "corpus.txt", "zh_dict": d / "zh_dict.txt"}
+
+
+def check_install(bin_dir: Path, work: Path, label: str):
+    "Everything a user does after installing, run from `work` (outside the repository)."
+    py, env = bin_dir / "python", {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}", "PYTHONNOUSERSITE": "1"}
+    env.pop("PYTHONPATH", None); env.pop("TC_DATA", None)
+    t0 = time.monotonic()
+    where = run([py, "-c", "import transformer_components, os; print(os.path.dirname(transformer_components.__file__))"], cwd=work, env=env)
+    if str(ROOT) in where.stdout: sys.exit(f"install-check: FAILED: the package was imported from the repository ({where.stdout.strip()})")
+    present = run([py, "-c", "import importlib.util as u, json, sys; print(json.dumps([m for m in sys.argv[1:] if u.find_spec(m)]))",
+                   *DEV_ONLY], cwd=work, env=env)
+    if json.loads(present.stdout): sys.exit(f"install-check: FAILED: development-only packages in a plain install: {present.stdout}")
+    run([py, "-c", "import pkgutil, importlib, transformer_components as tc\n"
+         "for m in pkgutil.iter_modules(tc.__path__): importlib.import_module(f'transformer_components.{m.name}')"], cwd=work, env=env)
+    for s in scripts():
+        h = run([bin_dir / s, "--help"], cwd=work, env=env)
+        if "usage:" not in h.stdout: sys.exit(f"install-check: FAILED: {s} --help printed no usage:\n{h.stdout}")
+        run([bin_dir / s, "--version"], cwd=work, env=env)
+    inp = write_inputs(work)
+    # tokenizers
+    run([bin_dir / "tc-train-tokenizer", inp["corpus"], "--model", "wordpiece", "--vocab-size", "60", "--out", work / "wp.json"], cwd=work, env=env)
+    run([bin_dir / "tc-train-tokenizer", inp["corpus"], "--vocab-size", "300", "--out", work / "bpe.json"], cwd=work, env=env)
+    for tok in ("wp.json", "bpe.json"):
+        r = run([bin_dir / "tc-tokenize", "--tokenizer", work / tok], cwd=work, env=env, stdin="a lovely film\n\nbad\n")
+        rows = [json.loads(l) for l in r.stdout.splitlines()]
+        if len(rows) != 3 or not rows[0]["ids"]: sys.exit(f"install-check: FAILED: tc-tokenize --tokenizer {tok} gave {r.stdout!r}")
+    one_line_error(run([bin_dir / "tc-tokenize", "--tokenizer", work / "missing.json"], cwd=work, env=env, stdin="", ok=(1,)), "tc-tokenize")
+    # Chinese segmentation: with a dictionary, and without one in a plain install (jieba's dictionary is the [zh] extra)
+    r = run([bin_dir / "tc-segment", "--dict", inp["zh_dict"]], cwd=work, env=env, stdin="我们在北京大学学习\n")
+    if r.stdout.split() != ["我们", "在", "北京大学", "学习"]: sys.exit(f"install-check: FAILED: tc-segment gave {r.stdout!r}")
+    one_line_error(run([bin_dir / "tc-segment"], cwd=work, env=env, stdin="北京\n", ok=(1,)), "tc-segment",
+                   contains="transformer_components[zh]")
+    # the classifier: train, evaluate, predict
+    run([bin_dir / "tc-train", "--train", inp["tsv"], "--out", work / "run", "--vocab-size", "60", "--dim", "16", "--heads", "2",
+         "--layers", "1", "--epochs", "1", "--batch-size", "16"], cwd=work, env=env)
+    r = run([bin_dir / "tc-eval", "--checkpoint", work / "run", "--data", inp["tsv"]], cwd=work, env=env)
+    if json.loads(r.stdout.splitlines()[-1])["n"] != 160: sys.exit(f"install-check: FAILED: tc-eval gave {r.stdout!r}")
+    r = run([bin_dir / "tc-predict", "--checkpoint", work / "run", "a lovely great film"], cwd=work, env=env)
+    if not r.stdout.strip(): sys.exit("install-check: FAILED: tc-predict printed nothing")
+    one_line_error(run([bin_dir / "tc-eval", "--checkpoint", work / "run", "--data", work / "missing.tsv"], cwd=work, env=env, ok=(1,)),
+                   "tc-eval")
+    print(f"install-check: {label}: {len(scripts())} commands (--help, --version, a real call, a bad input) and every module "
+          f"import OK from {work} ({time.monotonic() - t0:.0f} s)")
+
+
+def du_mb(path: Path) -> float:
+    return sum(f.stat().st_size for f in path.rglob("*") if f.is_file() and not f.is_symlink()) / 2**20
+
+
+def main():
+    start = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="tc-install-check-") as tmp:
+        tmp = Path(tmp)
+        run([sys.executable, "-m", "build", "--outdir", tmp / "dist", ROOT], cwd=tmp)
+        sdist, wheel = next((tmp / "dist").glob("*.tar.gz")), next((tmp / "dist").glob("*.whl"))
+        print(f"install-check: built {sdist.name} and {wheel.name} (the wheel from the sdist)")
+        base = shutil.which("python3") or sys.executable
+        run([base, "-m", "venv", tmp / "venv"], cwd=tmp)
+        bin_dir = tmp / "venv" / "bin"
+        run([bin_dir / "python", "-m", "pip", "install", "--quiet", "--disable-pip-version-check", TORCH_PIN], cwd=tmp)
+        torch_mb = du_mb(tmp / "venv")
+        t0 = time.monotonic()
+        run([bin_dir / "python", "-m", "pip", "install", "--quiet", "--disable-pip-version-check", wheel], cwd=tmp)
+        seconds, extra_mb = time.monotonic() - t0, du_mb(tmp / "venv") - torch_mb
+        run([bin_dir / "python", "-m", "pip", "check"], cwd=tmp)
+        versions = run([bin_dir / "python", "-c", "import importlib.metadata as m; print(', '.join(f'{p} {m.version(p)}' for p in "
+                        "('fastcore', 'numpy', 'matplotlib', 'torch')))"], cwd=tmp).stdout.strip()
+        print(f"install-check: plain install of the wheel: {seconds:.0f} s, {extra_mb:.0f} MB beside torch ({torch_mb:.0f} MB "
+              f"with pip itself); picked {versions}")
+        (tmp / "work-wheel").mkdir()
+        check_install(bin_dir, tmp / "work-wheel", "wheel")
+        run([bin_dir / "python", "-m", "pip", "uninstall", "--quiet", "-y", "transformer_components"], cwd=tmp)
+        run([bin_dir / "python", "-m", "pip", "install", "--quiet", "--disable-pip-version-check", ROOT], cwd=tmp)
+        (tmp / "work-source").mkdir()
+        check_install(bin_dir, tmp / "work-source", "pip install <repo>")
+    print(f"install-check: passed in {time.monotonic() - start:.0f} s")
+
+
+if __name__ == "__main__":
+    main()
