@@ -14,7 +14,8 @@ from pathlib import Path
 
 # %% auto #0
 __all__ = ['DATA_ENV', 'default_device', 'find_shared_data', 'MissingDataError', 'shared_data', 'has_shared_data', 'atomic_write',
-           'check_positive_int', 'check_token_ids', 'ProgressBar', 'CommandParser', 'command_parser', 'cli_errors']
+           'check_positive_int', 'check_choice', 'check_number', 'check_token_ids', 'ProgressBar', 'CommandParser',
+           'command_parser', 'cli_errors']
 
 # %% ../nbs/00_core.ipynb #b3d4ae4e
 def default_device() -> torch.device:
@@ -120,6 +121,39 @@ def check_positive_int(
         raise TypeError(f"{name} must be an int, got {type(value).__name__}")
     if value < 0 or (value == 0 and not allow_zero):
         raise ValueError(f"{name} must be {'>= 0' if allow_zero else '> 0'}, got {value}")
+    return value
+
+# %% ../nbs/00_core.ipynb #chk001
+def check_choice(
+    name: str,  # argument name, for the message
+    value,  # the value to check
+    choices,  # the allowed values
+):
+    "Return `value` if it is one of `choices`, else raise `ValueError` naming `name` and listing them."
+    if value not in choices: raise ValueError(f"{name} must be one of {tuple(choices)}, got {value!r}")
+    return value
+
+# %% ../nbs/00_core.ipynb #chk003
+def check_number(
+    name: str,  # argument name, for the message
+    value,  # the value to check
+    low: float | None = None,  # smallest allowed value (`None`: no bound)
+    high: float | None = None,  # largest allowed value (`None`: no bound)
+    low_open: bool = False,  # exclude `low` itself
+    high_open: bool = False,  # exclude `high` itself
+) -> float:
+    "Return `value` as a float if it is a finite real number in the range, else raise `TypeError`/`ValueError` naming `name`."
+    import math
+    if isinstance(value, bool) or not isinstance(value, (int, float)) and not hasattr(value, "__float__"):
+        raise TypeError(f"{name} must be a number, got {type(value).__name__}")
+    value = float(value)
+    too_low = low is not None and (value <= low if low_open else value < low)
+    too_high = high is not None and (value >= high if high_open else value > high)
+    if not math.isfinite(value) or too_low or too_high:
+        lo = "" if low is None else f"{'(' if low_open else '['}{low:g}"
+        hi = "" if high is None else f"{high:g}{')' if high_open else ']'}"
+        where = f"in {lo or '(-inf'}, {hi or 'inf)'}"
+        raise ValueError(f"{name} must be a finite number {where}, got {value!r}")
     return value
 
 # %% ../nbs/00_core.ipynb #53fb4b6b
