@@ -3,8 +3,8 @@
 1. Padding-masked self-attention through `MultiHeadAttention` vs `nn.MultiheadAttention` (same weights) at
    batch 32, seq 512, d 512, 8 heads: inference (eval, no_grad: the peer takes its fused fast path) and a
    training step (forward + backward). Prints the ratio peer time / our time (> 1 means we are faster).
-2. Causal attention peak memory at seq T: `attention(causal=True)` (no mask tensor), the same with an explicit
-   `[T, T]` mask, and the reference path that forms the weights. On CUDA the peak comes from the allocator; on
+2. Causal attention peak memory at seq T: `fused_attention(causal=True)` (no mask tensor), the same with an explicit
+   `[T, T]` mask, and the formula (`attention`), which forms the weights. On CUDA the peak comes from the allocator; on
    the CPU each variant runs in a fresh process and the growth of its peak resident memory is reported.
 
 Needs no shared data. Usage: python benchmarks/attention.py [--quick] [--device cpu|cuda]
@@ -22,7 +22,7 @@ import time
 import torch
 from torch import nn
 
-from transformer_components.attention import MultiHeadAttention, attention
+from transformer_components.attention import MultiHeadAttention, attention, fused_attention
 from transformer_components.core import default_device
 from transformer_components.masks import causal_mask, padding_mask, to_key_padding_mask
 
@@ -67,9 +67,9 @@ def bench_padding(device, batch, seq, dim, heads, reps):
 
 
 VARIANTS = {
-    "causal=True (no mask tensor)": lambda q, k, v, T: attention(q, k, v, causal=True),
-    "explicit [T, T] bool mask": lambda q, k, v, T: attention(q, k, v, mask=causal_mask(T, device=q.device)),
-    "reference path (weights formed)": lambda q, k, v, T: attention(q, k, v, causal=True, return_weights=True)[0],
+    "causal=True (no mask tensor)": lambda q, k, v, T: fused_attention(q, k, v, causal=True),
+    "explicit [T, T] bool mask": lambda q, k, v, T: fused_attention(q, k, v, mask=causal_mask(T, device=q.device)),
+    "the formula (weights formed)": lambda q, k, v, T: attention(q, k, v, mask=causal_mask(T, device=q.device), need_weights=True)[0],
 }
 
 

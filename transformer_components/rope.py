@@ -92,18 +92,18 @@ def _compiled_half():
 class RotaryEmbedding(nn.Module):
     "Rotate queries and keys `[batch, heads, seq, head_dim]` by their positions (RoPE)."
     def __init__(self,
-                 dim: int,  # head dimension `D` (even)
+                 head_dim: int,  # head dimension `D` (even)
                  base: float = 10000.0,  # $b$ in $\theta_i = b^{-2i/r}$
                  layout: str = "interleaved",  # `"interleaved"` (pairs 2i, 2i+1) or `"half"` (pairs i, i+r/2)
-                 rotary_dim: int | None = None,  # rotate only the first `r` coordinates (even, <= dim); default all
+                 rotary_dim: int | None = None,  # rotate only the first `r` coordinates (even, <= head_dim); default all
                  max_seq_len: int = 2048,  # initial cache length (it grows on demand)
                  compile: bool = False,  # run the half layout through `torch.compile` when no gradient is needed
                 ):
         super().__init__()
-        self.dim = check_positive_int("dim", dim)
-        if dim % 2: raise ValueError(f"dim must be even (coordinates are rotated in pairs), got {dim}")
-        r = dim if rotary_dim is None else check_positive_int("rotary_dim", rotary_dim)
-        if r % 2 or r > dim: raise ValueError(f"rotary_dim must be even and <= dim={dim}, got {r}")
+        self.head_dim = check_positive_int("head_dim", head_dim)
+        if head_dim % 2: raise ValueError(f"head_dim must be even (coordinates are rotated in pairs), got {head_dim}")
+        r = head_dim if rotary_dim is None else check_positive_int("rotary_dim", rotary_dim)
+        if r % 2 or r > head_dim: raise ValueError(f"rotary_dim must be even and <= head_dim={head_dim}, got {r}")
         if layout not in ROPE_LAYOUTS: raise ValueError(f"layout must be one of {ROPE_LAYOUTS}, got {layout!r}")
         if not base > 1: raise ValueError(f"base must be > 1, got {base}")
         self.base, self.layout, self.rotary_dim, self.compile = float(base), layout, r, bool(compile)
@@ -113,7 +113,7 @@ class RotaryEmbedding(nn.Module):
         self._grow(max_seq_len)
 
     def extra_repr(self):
-        return f"dim={self.dim}, rotary_dim={self.rotary_dim}, base={self.base:g}, layout={self.layout!r}, cached={len(self.cos_cached)}"
+        return f"head_dim={self.head_dim}, rotary_dim={self.rotary_dim}, base={self.base:g}, layout={self.layout!r}, cached={len(self.cos_cached)}"
 
 # %% ../nbs/12_rope.ipynb #aef977b7
 @patch
@@ -129,12 +129,12 @@ def _grow(self: RotaryEmbedding, length: int):
 
 @patch
 def cos_sin(self: RotaryEmbedding,
-            positions: torch.Tensor,  # int positions `[seq]` or `[batch, seq]`, >= 0
+            token_positions: torch.Tensor,  # int positions `[seq]` or `[batch, seq]`, >= 0
            ) -> tuple[torch.Tensor, torch.Tensor]:  # float32 `[seq, r/2]` or `[batch, 1, seq, r/2]`
     "Cosines and sines for the given positions, growing the cache when a position is past its end."
-    need = int(positions.max()) + 1 if positions.numel() else 0
+    need = int(token_positions.max()) + 1 if token_positions.numel() else 0
     if need > len(self.cos_cached): self._grow(max(need, 2 * len(self.cos_cached)))
-    p = positions.to(self.cos_cached.device)
+    p = token_positions.to(self.cos_cached.device)
     cos, sin = self.cos_cached[p], self.sin_cached[p]
     return (cos, sin) if p.ndim == 1 else (cos[:, None], sin[:, None])
 
@@ -146,20 +146,20 @@ def _apply(self: RotaryEmbedding, fn, *args, **kwargs):
 
 # %% ../nbs/12_rope.ipynb #ed60d9e0
 @patch
-def _angles(self: RotaryEmbedding, x, offset, positions) -> tuple[torch.Tensor, torch.Tensor]:
+def _angles(self: RotaryEmbedding, x, offset, token_positions) -> tuple[torch.Tensor, torch.Tensor]:
     "Check `x` and the positions; float32 cos/sin on x's device, broadcastable to `[batch, heads, seq, r/2]`."
     if not isinstance(x, torch.Tensor) or not x.is_floating_point():
         raise TypeError(f"x must be a floating-point tensor [batch, heads, seq, head_dim], got "
                         f"{x.dtype if isinstance(x, torch.Tensor) else type(x).__name__}")
-    if x.ndim != 4 or x.shape[-1] != self.dim:
-        raise ValueError(f"x must be [batch, heads, seq, {self.dim}] (dim={self.dim}), got {tuple(x.shape)}")
+    if x.ndim != 4 or x.shape[-1] != self.head_dim:
+        raise ValueError(f"x must be [batch, heads, seq, {self.head_dim}] (head_dim={self.head_dim}), got {tuple(x.shape)}")
     batch, seq = x.shape[0], x.shape[2]
-    if positions is not None:
-        if not (isinstance(offset, int) and offset == 0): raise ValueError("give either positions or offset, not both")
-        check_token_ids("positions", positions)
-        if positions.shape[-1] != seq or positions.ndim > 2 or (positions.ndim == 2 and positions.shape[0] not in (1, batch)):
-            raise ValueError(f"positions must be [{seq}] or [{batch}, {seq}], got {tuple(positions.shape)}")
-        pos = positions
+    if token_positions is not None:
+        if not (isinstance(offset, int) and offset == 0): raise ValueError("give either token_positions or offset, not both")
+        check_token_ids("token_positions", token_positions)
+        if token_positions.shape[-1] != seq or token_positions.ndim > 2 or (token_positions.ndim == 2 and token_positions.shape[0] not in (1, batch)):
+            raise ValueError(f"token_positions must be [{seq}] or [{batch}, {seq}], got {tuple(token_positions.shape)}")
+        pos = token_positions
     elif isinstance(offset, torch.Tensor):
         check_token_ids("offset", offset)
         if offset.shape != (batch,): raise ValueError(f"a tensor offset holds one start per row, shape [{batch}]; got {tuple(offset.shape)}")
@@ -171,7 +171,7 @@ def _angles(self: RotaryEmbedding, x, offset, positions) -> tuple[torch.Tensor, 
         if offset + seq > len(self.cos_cached): self._grow(max(offset + seq, 2 * len(self.cos_cached)))
         cos, sin = self.cos_cached[offset : offset + seq], self.sin_cached[offset : offset + seq]
     else:
-        if pos.numel() and int(pos.min()) < 0: raise IndexError(f"positions must be >= 0, got {int(pos.min())}")
+        if pos.numel() and int(pos.min()) < 0: raise IndexError(f"token_positions must be >= 0, got {int(pos.min())}")
         cos, sin = self.cos_sin(pos)
     return cos.to(x.device), sin.to(x.device)
 
@@ -179,10 +179,10 @@ def _angles(self: RotaryEmbedding, x, offset, positions) -> tuple[torch.Tensor, 
 def rotate(self: RotaryEmbedding,
            x: torch.Tensor,  # queries or keys `[batch, heads, seq, head_dim]`
            offset: int | torch.Tensor = 0,  # position of the first token: an int, or one per row `[batch]`
-           positions: torch.Tensor | None = None,  # explicit positions `[seq]` or `[batch, seq]` (packed batches)
+           token_positions: torch.Tensor | None = None,  # explicit positions `[seq]` or `[batch, seq]` (packed batches)
           ) -> torch.Tensor:  # `[batch, heads, seq, head_dim]`, x's dtype
     "Rotate one tensor; the arithmetic is float32 whatever x's dtype, and the result is rounded once."
-    cos, sin = self._angles(x, offset, positions)
+    cos, sin = self._angles(x, offset, token_positions)
     xf = x if x.dtype == torch.float32 else x.float()
     out = None
     if self.compile and self.layout == "half" and not (torch.is_grad_enabled() and xf.requires_grad):
@@ -198,10 +198,10 @@ def rotate(self: RotaryEmbedding,
 def rotate_(self: RotaryEmbedding,
             x: torch.Tensor,  # queries or keys `[batch, heads, seq, head_dim]`, overwritten
             offset: int | torch.Tensor = 0,  # position of the first token: an int, or one per row `[batch]`
-            positions: torch.Tensor | None = None,  # explicit positions `[seq]` or `[batch, seq]`
+            token_positions: torch.Tensor | None = None,  # explicit positions `[seq]` or `[batch, seq]`
            ) -> torch.Tensor:  # `x`, rotated
     "Rotate `x` in place (float32 `x` needs no new tensor); for inference: `x` must not need gradients."
-    cos, sin = self._angles(x, offset, positions)
+    cos, sin = self._angles(x, offset, token_positions)
     if torch.is_grad_enabled() and x.requires_grad:
         raise ValueError("rotate_ overwrites x, which autograd needs for the backward pass; use rotate, or run under torch.no_grad()")
     if x.dtype == torch.float32: return apply_rotary(x, cos, sin, self.layout, out=x)
@@ -212,79 +212,79 @@ def forward(self: RotaryEmbedding,
             q: torch.Tensor,  # queries `[batch, heads, seq_q, head_dim]`
             k: torch.Tensor,  # keys `[batch, kv_heads, seq_k, head_dim]`
             offset: int | torch.Tensor = 0,  # position of the first token (both q and k), or one per row `[batch]`
-            positions: torch.Tensor | None = None,  # explicit positions (q and k of the same length)
+            token_positions: torch.Tensor | None = None,  # explicit positions (q and k of the same length)
             inplace: bool = False,  # overwrite q and k (`rotate_`) instead of returning new tensors
            ) -> tuple[torch.Tensor, torch.Tensor]:  # rotated `(q, k)`
     "Rotate queries and keys by their positions."
     rot = self.rotate_ if inplace else self.rotate
-    return rot(q, offset, positions), rot(k, offset, positions)
+    return rot(q, offset, token_positions), rot(k, offset, token_positions)
 
 # %% ../nbs/12_rope.ipynb #8fb99ddd
 def rope_permutation(
-    dim: int,  # head dimension
+    head_dim: int,  # head dimension
     rotary_dim: int | None = None,  # rotated coordinates (default all); the rest stay in place
     src: str = "interleaved",  # layout of the input vectors
     dst: str = "half",  # layout wanted
-) -> torch.Tensor:  # int64 `[dim]`
+) -> torch.Tensor:  # int64 `[head_dim]`
     "Index `perm` with `x_dst = x_src[..., perm]` for one head."
     for name, v in (("src", src), ("dst", dst)):
         if v not in ROPE_LAYOUTS: raise ValueError(f"{name} must be one of {ROPE_LAYOUTS}, got {v!r}")
-    r = dim if rotary_dim is None else rotary_dim
-    if dim % 2 or r % 2 or r > dim: raise ValueError(f"dim and rotary_dim must be even with rotary_dim <= dim, got {dim}, {r}")
+    r = head_dim if rotary_dim is None else rotary_dim
+    if head_dim % 2 or r % 2 or r > head_dim: raise ValueError(f"head_dim and rotary_dim must be even with rotary_dim <= head_dim, got {head_dim}, {r}")
     to_half = torch.cat([torch.arange(0, r, 2), torch.arange(1, r, 2)])
-    perm = torch.arange(dim)
+    perm = torch.arange(head_dim)
     if src == dst: return perm
     perm[:r] = to_half if dst == "half" else torch.argsort(to_half)
     return perm
 
 def convert_rope_weights(
-    w: torch.Tensor,  # `W_q`/`W_k` `[n_heads*head_dim, d_model]`, or a bias `[n_heads*head_dim]`
-    n_heads: int,  # number of heads in `w`
+    w: torch.Tensor,  # `W_q`/`W_k` `[num_heads*head_dim, embedding_dim]`, or a bias `[num_heads*head_dim]`
+    num_heads: int,  # number of heads in `w`
     rotary_dim: int | None = None,  # rotated coordinates per head (default all)
     src: str = "interleaved",  # layout the weights were trained with
     dst: str = "half",  # layout of the code that will use them
 ) -> torch.Tensor:
     "Permute the rows of a query/key projection so that `dst`-layout RoPE gives the scores `src` gave."
-    check_positive_int("n_heads", n_heads)
-    if w.shape[0] % n_heads: raise ValueError(f"w has {w.shape[0]} rows, not a multiple of n_heads={n_heads}")
-    head_dim = w.shape[0] // n_heads
+    check_positive_int("num_heads", num_heads)
+    if w.shape[0] % num_heads: raise ValueError(f"w has {w.shape[0]} rows, not a multiple of num_heads={num_heads}")
+    head_dim = w.shape[0] // num_heads
     perm = rope_permutation(head_dim, rotary_dim, src, dst)
-    full = (torch.arange(n_heads)[:, None] * head_dim + perm).reshape(-1).to(w.device)
+    full = (torch.arange(num_heads)[:, None] * head_dim + perm).reshape(-1).to(w.device)
     return w[full]
 
 # %% ../nbs/12_rope.ipynb #594e0ff8
 def rope_scores_by_distance(
-    dim: int = 256,  # head dimension D
+    head_dim: int = 256,  # head dimension D
     max_distance: int = 512,  # keys at distances 0 .. max_distance-1 from the query
     base: float = 10000.0,
     layout: str = "interleaved",
 ) -> torch.Tensor:  # float32 `[max_distance]`
     r"Scores $q^\top R_{dist} k / \sqrt{D}$ of an all-ones query at position 0 against all-ones keys at each distance."
-    rope = RotaryEmbedding(dim, base=base, layout=layout, max_seq_len=max_distance)
+    rope = RotaryEmbedding(head_dim, base=base, layout=layout, max_seq_len=max_distance)
     with torch.no_grad():
-        q = rope.rotate(torch.ones(1, 1, 1, dim))
-        k = rope.rotate(torch.ones(1, 1, max_distance, dim))
-        return (k[0, 0] @ q[0, 0, 0]) / dim ** 0.5
+        q = rope.rotate(torch.ones(1, 1, 1, head_dim))
+        k = rope.rotate(torch.ones(1, 1, max_distance, head_dim))
+        return (k[0, 0] @ q[0, 0, 0]) / head_dim ** 0.5
 
 def plot_rope_scores(
-    dim: int = 256,  # head dimension D
+    head_dim: int = 256,  # head dimension D
     distances=(512, 65_535),  # one panel per maximum distance
     base: float = 10000.0,
-    scores: torch.Tensor | None = None,  # `rope_scores_by_distance(dim, max(distances), base)` if already computed
+    scores: torch.Tensor | None = None,  # `rope_scores_by_distance(head_dim, max(distances), base)` if already computed
 ):
-    "Seed 002's RoPE score against distance, one panel per range; returns the figure."
+    "RoPE score against distance, one panel per range; returns the figure."
     import matplotlib.pyplot as plt
-    if scores is None: scores = rope_scores_by_distance(dim, max(distances), base)
+    if scores is None: scores = rope_scores_by_distance(head_dim, max(distances), base)
     fig, axes = plt.subplots(len(distances), 1, figsize=(7, 2.4 * len(distances)))
     for ax, n in zip(np.atleast_1d(axes), distances):
         ax.plot(scores[:n].numpy(), lw=0.6)
-        ax.set_xlabel("distance |i - j|"); ax.set_ylabel("score"); ax.set_title(f"D = {dim}, distances up to {n:,}")
+        ax.set_xlabel("distance |i - j|"); ax.set_ylabel("score"); ax.set_title(f"D = {head_dim}, distances up to {n:,}")
     fig.tight_layout()
     return fig
 
 # %% ../nbs/12_rope.ipynb #e3d1669a
 def plot_rope_dimensions(
-    dim: int = 256,  # head dimension D
+    head_dim: int = 256,  # head dimension D
     max_distance: int = 65_535,  # distances drawn
     pairs=(0, 16, 32, 64, 96, 127),  # which pairs i to draw
     base: float = 10000.0,
@@ -293,7 +293,7 @@ def plot_rope_dimensions(
     import matplotlib.pyplot as plt
     # distances spaced evenly on the log axis: every integer up to 1,000, then 4,000 more
     dist = np.unique(np.concatenate([np.arange(1, 1000), np.geomspace(1000, max_distance - 1, 4000).astype(int)]))
-    theta = base ** (-np.arange(0, dim, 2) / dim)
+    theta = base ** (-np.arange(0, head_dim, 2) / head_dim)
     fig, axes = plt.subplots(len(pairs), 1, figsize=(7, 1.2 * len(pairs)), sharex=True)
     for ax, i in zip(np.atleast_1d(axes), pairs):
         ax.plot(dist, 2 * np.cos(theta[i] * dist), lw=0.6)
