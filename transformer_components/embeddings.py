@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import gzip
+import hashlib
 import json
 import math
 import struct
@@ -17,10 +18,11 @@ import torch
 import torch.nn as nn
 from fastcore.basics import patch
 
-from .core import check_positive_int, check_token_ids
+from .core import atomic_write, check_positive_int, check_token_ids
 
 # %% auto #0
-__all__ = ['TokenEmbeddings', 'PretrainedVectors', 'load_glove', 'read_safetensors_header', 'load_safetensors_tensor']
+__all__ = ['TokenEmbeddings', 'PretrainedVectors', 'load_glove', 'read_safetensors_header', 'load_safetensors_tensor',
+           'save_safetensors', 'load_safetensors']
 
 # %% ../nbs/10_embeddings.ipynb #6fdc0842
 class TokenEmbeddings(nn.Module):
@@ -28,19 +30,17 @@ class TokenEmbeddings(nn.Module):
     def __init__(self,
                  vocab_size: int,  # number of distinct ids; valid ids are `0 .. vocab_size-1`
                  embedding_dim: int,  # length of each vector, `d`
-                 padding_idx: int | None = None,  # id whose row starts at zero and receives no gradient
+                 pad_id: int | None = None,  # id whose row starts at zero and receives no gradient (nn.Embedding's `padding_idx`)
                  scale: bool = False,  # multiply the vectors by √d, as in Vaswani et al. (2017)
                  _weight: torch.Tensor | None = None,  # internal: a table to wrap instead of a random one (see `from_pretrained`)
                 ):
         super().__init__()
         self.vocab_size = check_positive_int("vocab_size", vocab_size)
         self.embedding_dim = check_positive_int("embedding_dim", embedding_dim)
-        if padding_idx is not None:
-            check_positive_int("padding_idx", padding_idx, allow_zero=True)
-            if padding_idx >= vocab_size:
-                raise ValueError(f"padding_idx must lie in [0, {vocab_size}), got {padding_idx}")
-        self.padding_idx, self.scale = padding_idx, bool(scale)
-        self.embedding = nn.Embedding(vocab_size, embedding_dim, padding_idx=padding_idx, _weight=_weight)
+        if pad_id is not None and check_positive_int("pad_id", pad_id, allow_zero=True) >= vocab_size:
+            raise ValueError(f"pad_id must lie in [0, {vocab_size}), got {pad_id}")
+        self.pad_id, self.scale = pad_id, bool(scale)
+        self.embedding = nn.Embedding(vocab_size, embedding_dim, padding_idx=pad_id, _weight=_weight)
 
     @property
     def weight(self) -> torch.Tensor:
@@ -61,14 +61,14 @@ class TokenEmbeddings(nn.Module):
         return out * self.multiplier if self.scale else out
 
     def extra_repr(self) -> str:
-        return f"vocab_size={self.vocab_size}, embedding_dim={self.embedding_dim}, padding_idx={self.padding_idx}, scale={self.scale}"
+        return f"vocab_size={self.vocab_size}, embedding_dim={self.embedding_dim}, pad_id={self.pad_id}, scale={self.scale}"
 
 # %% ../nbs/10_embeddings.ipynb #d086f9bc
 @patch(cls_method=True)
 def from_pretrained(cls: TokenEmbeddings,
                      weights: torch.Tensor,  # the table, `[vocab_size, embedding_dim]` (floating point)
                      freeze: bool = True,  # keep the table fixed during training
-                     padding_idx: int | None = None,  # id excluded from gradient updates
+                     pad_id: int | None = None,  # id excluded from gradient updates
                      scale: bool = False,  # multiply by √d after the lookup
                     ) -> TokenEmbeddings:
     "A `TokenEmbeddings` holding a copy of `weights` (its rows are kept as given, padding row included)."
@@ -78,7 +78,7 @@ def from_pretrained(cls: TokenEmbeddings,
     if weights.ndim != 2 or 0 in weights.shape:
         raise ValueError(f"weights must be a non-empty 2-D table [vocab_size, embedding_dim], got shape {tuple(weights.shape)}")
     # wrapping the copy avoids allocating (and randomly filling) a second table of the same size
-    out = cls(weights.shape[0], weights.shape[1], padding_idx=padding_idx, scale=scale, _weight=weights.detach().clone())
+    out = cls(weights.shape[0], weights.shape[1], pad_id=pad_id, scale=scale, _weight=weights.detach().clone())
     out.embedding.weight.requires_grad_(not freeze)
     return out
 
@@ -175,11 +175,8 @@ _ST_DTYPES = {"F64": torch.float64, "F32": torch.float32, "F16": torch.float16, 
               "I64": torch.int64, "I32": torch.int32, "I16": torch.int16, "I8": torch.int8, "U8": torch.uint8,
               "BOOL": torch.bool}
 
-def read_safetensors_header(
-    path: str | Path,  # a `.safetensors` file
-) -> dict:
-    "The tensor entries of a safetensors file, `{name: {'dtype', 'shape', 'data_offsets'}}`, checked against the file size."
-    path = Path(path)
+def _read_header(path: Path) -> tuple[dict, dict, int]:
+    "`(entries, metadata, data_start)` of a safetensors file, every entry checked against the file size."
     if not path.is_file(): raise FileNotFoundError(f"no safetensors file at {path}")
     size = path.stat().st_size
     with open(path, "rb") as f: head = f.read(8)
@@ -188,26 +185,29 @@ def read_safetensors_header(
     if n > size - 8: raise ValueError(f"{path} is truncated or not safetensors: header length {n} > {size - 8} bytes left")
     with open(path, "rb") as f: f.seek(8); raw = f.read(n)
     try: header = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise ValueError(f"{path}: the header is not valid UTF-8 JSON ({e})") from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as e: raise ValueError(f"{path}: the header is not valid UTF-8 JSON ({e})") from None
     if not isinstance(header, dict): raise ValueError(f"{path}: the header must be a JSON object")
-    data_len = size - 8 - n
-    entries = {}
-    for name, e in header.items():
-        if name == "__metadata__": continue
-        if not (isinstance(e, dict) and {"dtype", "shape", "data_offsets"} <= e.keys()):
-            raise ValueError(f"{path}: entry {name!r} lacks dtype/shape/data_offsets")
-        if e["dtype"] not in _ST_DTYPES:
-            raise ValueError(f"{path}: tensor {name!r} has dtype {e['dtype']!r}; supported: {', '.join(_ST_DTYPES)}")
-        begin, end = e["data_offsets"]
-        nbytes = math.prod(e["shape"]) * _ST_DTYPES[e["dtype"]].itemsize
-        if not (0 <= begin <= end) or end - begin != nbytes:
-            raise ValueError(f"{path}: tensor {name!r} has data_offsets {[begin, end]} but shape {e['shape']} "
-                             f"of {e['dtype']} needs {nbytes} bytes")
-        if end > data_len:
-            raise ValueError(f"{path} is truncated: tensor {name!r} ends at byte {end} of a {data_len}-byte data section")
-        entries[name] = {**e, "data_start": 8 + n}
-    return entries
+    metadata = header.pop("__metadata__", None) or {}
+    for name, e in header.items(): _check_entry(path, name, e, size - 8 - n)
+    return header, metadata, 8 + n
+
+def _check_entry(path, name, e, data_len):
+    if not (isinstance(e, dict) and {"dtype", "shape", "data_offsets"} <= e.keys()):
+        raise ValueError(f"{path}: entry {name!r} lacks dtype/shape/data_offsets")
+    if e["dtype"] not in _ST_DTYPES: raise ValueError(f"{path}: tensor {name!r} has dtype {e['dtype']!r}; supported: {', '.join(_ST_DTYPES)}")
+    begin, end = e["data_offsets"]
+    nbytes = math.prod(e["shape"]) * _ST_DTYPES[e["dtype"]].itemsize
+    if not (0 <= begin <= end) or end - begin != nbytes:
+        raise ValueError(f"{path}: tensor {name!r} has data_offsets {[begin, end]} but shape {e['shape']} of {e['dtype']} needs {nbytes} bytes")
+    if end > data_len: raise ValueError(f"{path} is truncated: tensor {name!r} ends at byte {end} of a {data_len}-byte data section")
+
+# %% ../nbs/10_embeddings.ipynb #739bb514
+def read_safetensors_header(
+    path: str | Path,  # a `.safetensors` file
+) -> dict:
+    "The tensor entries of a safetensors file, `{name: {'dtype', 'shape', 'data_offsets', 'data_start'}}`, checked against the file size."
+    entries, _, start = _read_header(Path(path))
+    return {name: {**e, "data_start": start} for name, e in entries.items()}
 
 # %% ../nbs/10_embeddings.ipynb #ee667a77
 def load_safetensors_tensor(
@@ -231,3 +231,53 @@ def load_safetensors_tensor(
     dtype = _ST_DTYPES[e["dtype"]]
     if not buf: return torch.empty(e["shape"], dtype=dtype)
     return torch.frombuffer(buf, dtype=dtype).reshape(e["shape"])
+
+# %% ../nbs/10_embeddings.ipynb #stw002
+def _digest(entries: dict, data: bytes | memoryview) -> str:
+    "SHA-256 of the tensor entries (canonical JSON) and the data section."
+    h = hashlib.sha256(json.dumps(entries, sort_keys=True, separators=(",", ":")).encode())
+    h.update(data)
+    return h.hexdigest()
+
+def save_safetensors(
+    tensors: dict[str, torch.Tensor],  # name -> tensor (any device; written from CPU copies, row-major)
+    path: str | Path,  # destination, written atomically
+    metadata: dict[str, str] | None = None,  # extra string pairs for the header's `__metadata__`
+) -> Path:
+    "Write `tensors` as a safetensors file whose metadata holds a `sha256` of the tensors."
+    if sys.byteorder != "little": raise NotImplementedError("writing safetensors needs a little-endian machine")
+    to_code = {d: c for c, d in _ST_DTYPES.items()}
+    entries, chunks, offset = {}, [], 0
+    for name in sorted(tensors):
+        t = tensors[name].detach().to("cpu").contiguous()
+        if t.dtype not in to_code: raise ValueError(f"tensor {name!r} has dtype {t.dtype}; safetensors takes {', '.join(map(str, to_code))}")
+        raw = t.reshape(-1).view(torch.uint8).numpy().tobytes() if t.numel() else b""
+        entries[name] = {"dtype": to_code[t.dtype], "shape": list(t.shape), "data_offsets": [offset, offset + len(raw)]}
+        chunks.append(raw); offset += len(raw)
+    data = b"".join(chunks)
+    meta = {**(metadata or {}), "sha256": _digest(entries, data)}
+    header = json.dumps({"__metadata__": meta, **entries}, separators=(",", ":")).encode()
+    header += b" " * (-len(header) % 8)  # the data section starts 8-byte aligned
+    with atomic_write(path, "wb") as f: f.write(struct.pack("<Q", len(header)) + header + data)
+    return Path(path)
+
+# %% ../nbs/10_embeddings.ipynb #stw003
+def load_safetensors(
+    path: str | Path,  # a `.safetensors` file
+) -> tuple[dict[str, torch.Tensor], dict[str, str]]:  # `(tensors, metadata)`
+    "Every tensor of a safetensors file (one read), with its metadata; a stored `sha256` that does not match is a `ValueError`."
+    if sys.byteorder != "little": raise NotImplementedError("reading safetensors needs a little-endian machine")
+    path = Path(path)
+    entries, metadata, start = _read_header(path)
+    buf = bytearray(path.read_bytes()[start:])
+    stored = metadata.get("sha256")
+    if stored is not None and _digest(entries, buf) != stored:
+        raise ValueError(f"{path}: the tensors do not match the sha256 stored with them; the file is corrupted "
+                         f"(a changed byte or a partial copy)")
+    out = {}
+    for name, e in entries.items():
+        begin, end = e["data_offsets"]
+        dtype = _ST_DTYPES[e["dtype"]]
+        out[name] = torch.frombuffer(buf, dtype=dtype, offset=begin, count=(end - begin) // dtype.itemsize).reshape(e["shape"]) \
+            if end > begin else torch.empty(e["shape"], dtype=dtype)
+    return out, metadata

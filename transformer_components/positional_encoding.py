@@ -19,41 +19,41 @@ __all__ = ['LAYOUTS', 'sinusoidal_angles', 'sinusoidal_encoding', 'plot_encoding
            'plot_position_similarity', 'PositionalEncoder', 'TokenPositionEmbedding']
 
 # %% ../nbs/11_positional_encoding.ipynb #fc17efb1
-LAYOUTS = ("interleaved", "concat")
+LAYOUTS = ("interleaved", "half")  # the same names as RotaryEmbedding's layouts
 
 def _check_layout(layout):
     if layout not in LAYOUTS: raise ValueError(f"layout must be one of {LAYOUTS}, got {layout!r}")
     return layout
 
 def sinusoidal_angles(
-    positions: torch.Tensor,  # positions of any shape, e.g. `[seq]` or `[batch, seq]` (ints or floats)
-    dim: int,  # encoding size `d`
+    token_positions: torch.Tensor,  # positions of any shape, e.g. `[seq]` or `[batch, seq]` (ints or floats)
+    embedding_dim: int,  # encoding size `d`
     base: float = 10000.0,  # `n` in $\omega_k = n^{-2k/d}$
-) -> torch.Tensor:  # float64 angles `[*positions.shape, ceil(dim/2)]`
+) -> torch.Tensor:  # float64 angles `[*token_positions.shape, ceil(embedding_dim/2)]`
     r"Angles $\omega_k t$ for each position and each frequency $k = 0 .. \lceil d/2 \rceil - 1$, in float64."
-    check_positive_int("dim", dim)
+    check_positive_int("embedding_dim", embedding_dim)
     if not base > 1: raise ValueError(f"base must be > 1, got {base}")
-    k = torch.arange(0, (dim + 1) // 2, dtype=torch.float64, device=positions.device)
-    inv_freq = torch.pow(torch.tensor(float(base), dtype=torch.float64, device=positions.device), -2 * k / dim)
-    return positions.to(torch.float64)[..., None] * inv_freq
+    k = torch.arange(0, (embedding_dim + 1) // 2, dtype=torch.float64, device=token_positions.device)
+    inv_freq = torch.pow(torch.tensor(float(base), dtype=torch.float64, device=token_positions.device), -2 * k / embedding_dim)
+    return token_positions.to(torch.float64)[..., None] * inv_freq
 
 # %% ../nbs/11_positional_encoding.ipynb #2a359a2f
 def sinusoidal_encoding(
     length: int,  # number of positions, `0 .. length-1`
-    dim: int,  # encoding size `d` (odd allowed)
+    embedding_dim: int,  # encoding size `d` (odd allowed)
     base: float = 10000.0,  # `n` in $\omega_k = n^{-2k/d}$
-    layout: str = "interleaved",  # `"interleaved"` (sin even, cos odd columns) or `"concat"` (all sines, then all cosines)
+    layout: str = "interleaved",  # `"interleaved"` (sin even, cos odd columns) or `"half"` (all sines, then all cosines)
     start: int = 0,  # first position
-) -> torch.Tensor:  # float32 `[length, dim]`
+) -> torch.Tensor:  # float32 `[length, embedding_dim]`
     "The sinusoidal positional encoding of Vaswani et al. (2017), computed in float64 and returned as float32."
     check_positive_int("length", length, allow_zero=True)
     check_positive_int("start", start, allow_zero=True)
     _check_layout(layout)
-    ang = sinusoidal_angles(torch.arange(start, start + length, dtype=torch.float64), dim, base)
-    sin, cos = ang.sin(), ang[:, : dim // 2].cos()
-    if layout == "concat": out = torch.cat([sin, cos], dim=-1)
+    ang = sinusoidal_angles(torch.arange(start, start + length, dtype=torch.float64), embedding_dim, base)
+    sin, cos = ang.sin(), ang[:, : embedding_dim // 2].cos()
+    if layout == "half": out = torch.cat([sin, cos], dim=-1)
     else:
-        out = torch.empty(length, dim, dtype=torch.float64)
+        out = torch.empty(length, embedding_dim, dtype=torch.float64)
         out[:, 0::2], out[:, 1::2] = sin, cos
     return out.to(torch.float32)
 
@@ -109,7 +109,7 @@ class PositionalEncoder(nn.Module):
                  max_seq_len: int,  # positions `0 .. max_seq_len-1` (the fixed table grows past it on demand)
                  embedding_dim: int,  # size `d` of the token vectors
                  is_learned: bool = True,  # a trainable `nn.Embedding` per position, else the fixed sinusoidal table
-                 n: float = 10000.0,  # base of the sinusoid frequencies
+                 base: float = 10000.0,  # base of the sinusoid frequencies
                  dropout: float = 0.0,  # dropout applied to the sum, as in Vaswani et al.
                  layout: str = "interleaved",  # column layout of the fixed table (see `sinusoidal_encoding`)
                 ):
@@ -117,10 +117,10 @@ class PositionalEncoder(nn.Module):
         self.max_seq_len = check_positive_int("max_seq_len", max_seq_len)
         self.embedding_dim = check_positive_int("embedding_dim", embedding_dim)
         if not 0.0 <= dropout < 1.0: raise ValueError(f"dropout must be in [0, 1), got {dropout}")
-        self.is_learned, self.n, self.layout = bool(is_learned), float(n), _check_layout(layout)
+        self.is_learned, self.base, self.layout = bool(is_learned), float(base), _check_layout(layout)
         self.dropout = nn.Dropout(dropout)
         if self.is_learned: self.pos_embedding = nn.Embedding(max_seq_len, embedding_dim)
-        else: self.register_buffer("pos_encodings", sinusoidal_encoding(max_seq_len, embedding_dim, self.n, layout), persistent=False)
+        else: self.register_buffer("pos_encodings", sinusoidal_encoding(max_seq_len, embedding_dim, self.base, layout), persistent=False)
 
     def extra_repr(self):
         return f"max_seq_len={self.max_seq_len}, embedding_dim={self.embedding_dim}, is_learned={self.is_learned}"
@@ -130,7 +130,7 @@ class PositionalEncoder(nn.Module):
 def _apply(self: PositionalEncoder, fn, *args, **kwargs):
     super(PositionalEncoder, self)._apply(fn, *args, **kwargs)
     if not self.is_learned and self.pos_encodings.dtype != torch.float32:  # a cast rounded it: rebuild exactly
-        self.pos_encodings = sinusoidal_encoding(len(self.pos_encodings), self.embedding_dim, self.n, self.layout).to(self.pos_encodings.device)
+        self.pos_encodings = sinusoidal_encoding(len(self.pos_encodings), self.embedding_dim, self.base, self.layout).to(self.pos_encodings.device)
     return self
 
 @patch
@@ -143,24 +143,25 @@ def _table(self: PositionalEncoder, needed: int) -> torch.Tensor:
         return self.pos_embedding.weight
     if needed > len(self.pos_encodings):
         grown = max(needed, 2 * len(self.pos_encodings))
-        self.pos_encodings = sinusoidal_encoding(grown, self.embedding_dim, self.n, self.layout).to(self.pos_encodings.device)
+        self.pos_encodings = sinusoidal_encoding(grown, self.embedding_dim, self.base, self.layout).to(self.pos_encodings.device)
     return self.pos_encodings
 
 # %% ../nbs/11_positional_encoding.ipynb #43ba6971
 @patch
 def resolve_positions(self: PositionalEncoder,
                       seq_len: int,  # length of the input
-                      positions: torch.Tensor | None = None,  # explicit positions `[seq]` or `[batch, seq]`
+                      token_positions: torch.Tensor | None = None,  # explicit positions `[seq]` or `[batch, seq]`
                       offset: int | torch.Tensor = 0,  # first position: an int, or one per row `[batch]`
                      ) -> torch.Tensor:  # positions `[seq]` or `[batch, seq]`, int64
     "The positions to encode: explicit ones checked, else `offset + 0 .. seq_len-1`."
-    if positions is not None:
-        if not (isinstance(offset, int) and offset == 0): raise ValueError("give either positions or offset, not both")
-        check_token_ids("positions", positions)
-        if positions.shape[-1] != seq_len:
-            raise ValueError(f"positions cover {positions.shape[-1]} tokens but the input has seq_len={seq_len}")
-        if positions.numel() and int(positions.min()) < 0: raise IndexError(f"positions must be >= 0, got {int(positions.min())}")
-        return positions
+    if token_positions is not None:
+        if not (isinstance(offset, int) and offset == 0): raise ValueError("give either token_positions or offset, not both")
+        check_token_ids("token_positions", token_positions)
+        if token_positions.shape[-1] != seq_len:
+            raise ValueError(f"token_positions cover {token_positions.shape[-1]} tokens but the input has seq_len={seq_len}")
+        if token_positions.numel() and int(token_positions.min()) < 0:
+            raise IndexError(f"token_positions must be >= 0, got {int(token_positions.min())}")
+        return token_positions
     if isinstance(offset, torch.Tensor):
         check_token_ids("offset", offset)
         if offset.ndim != 1: raise ValueError(f"a tensor offset holds one start per row, shape [batch]; got {tuple(offset.shape)}")
@@ -172,20 +173,20 @@ def resolve_positions(self: PositionalEncoder,
 # %% ../nbs/11_positional_encoding.ipynb #353019b7
 @patch
 def encoding(self: PositionalEncoder,
-             positions: torch.Tensor,  # positions `[...]`, ints >= 0
+             token_positions: torch.Tensor,  # positions `[...]`, ints >= 0
             ) -> torch.Tensor:  # `[..., dim]` (float32 for the fixed table)
-    "The position vectors alone (seed 004's `positional_encoding(token_positions)`)."
-    check_token_ids("positions", positions)
-    if positions.numel() and int(positions.min()) < 0: raise IndexError(f"positions must be >= 0, got {int(positions.min())}")
-    needed = int(positions.max()) + 1 if positions.numel() else 0
+    "The position vectors alone, `[..., embedding_dim]` (the book chapter's `positional_encoding(token_positions)`)."
+    check_token_ids("token_positions", token_positions)
+    if token_positions.numel() and int(token_positions.min()) < 0: raise IndexError(f"token_positions must be >= 0, got {int(token_positions.min())}")
+    needed = int(token_positions.max()) + 1 if token_positions.numel() else 0
     table = self._table(needed)
-    return table[positions.to(table.device)]
+    return table[token_positions.to(table.device)]
 
 # %% ../nbs/11_positional_encoding.ipynb #ecbdc3cc
 @patch
 def forward(self: PositionalEncoder,
             x: torch.Tensor,  # token vectors `[batch, seq, dim]` (or `[seq, dim]`)
-            positions: torch.Tensor | None = None,  # explicit positions `[seq]` or `[batch, seq]`
+            token_positions: torch.Tensor | None = None,  # explicit positions `[seq]` or `[batch, seq]`
             offset: int | torch.Tensor = 0,  # first position: an int, or one per row `[batch]` for left padding
            ) -> torch.Tensor:  # `[batch, seq, dim]` in x's dtype
     "`x` `[batch, seq, dim]` plus the encoding of its positions (then dropout), in `x`'s dtype."
@@ -195,10 +196,10 @@ def forward(self: PositionalEncoder,
     if x.ndim < 2 or x.shape[-1] != self.embedding_dim:
         raise ValueError(f"x must be [batch, seq, {self.embedding_dim}] (embedding_dim={self.embedding_dim}), got {tuple(x.shape)}")
     seq = x.shape[-2]
-    if positions is None and isinstance(offset, int) and offset == 0:
+    if token_positions is None and isinstance(offset, int) and offset == 0:
         pe = self._table(seq)[:seq]  # the common case: a slice, no gather
     else:
-        pos = self.resolve_positions(seq, positions, offset)
+        pos = self.resolve_positions(seq, token_positions, offset)
         pe = self.encoding(pos)
     if x.dtype == pe.dtype: out = x + pe
     else: out = (x.float() + pe.float()).to(x.dtype)
@@ -209,25 +210,25 @@ class TokenPositionEmbedding(nn.Module):
     "Token ids `[batch, seq]` → token vectors plus position vectors `[batch, seq, dim]`."
     def __init__(self,
                  tokens: TokenEmbeddings,  # the token table
-                 positions: PositionalEncoder,  # learned or fixed positions of the same `dim`
+                 positional_encoding: PositionalEncoder,  # learned or fixed positions of the same `embedding_dim`
                 ):
         super().__init__()
-        if tokens.embedding_dim != positions.embedding_dim:
-            raise ValueError(f"token embedding_dim={tokens.embedding_dim} differs from position embedding_dim={positions.embedding_dim}")
-        self.tokens, self.positions = tokens, positions
+        if tokens.embedding_dim != positional_encoding.embedding_dim:
+            raise ValueError(f"token embedding_dim={tokens.embedding_dim} differs from position embedding_dim={positional_encoding.embedding_dim}")
+        self.tokens, self.positional_encoding = tokens, positional_encoding
 
     def forward(self,
                 ids: torch.Tensor,  # token ids `[batch, seq]` (or `[seq]`)
-                positions: torch.Tensor | None = None,  # explicit positions `[seq]` or `[batch, seq]`
+                token_positions: torch.Tensor | None = None,  # explicit positions `[seq]` or `[batch, seq]`
                 offset: int | torch.Tensor = 0,  # first position, or one per row `[batch]`
                ) -> torch.Tensor:  # `[batch, seq, dim]`
         "Token vectors plus position vectors of `ids` `[batch, seq]`: `[batch, seq, dim]`."
-        tok, pos = self.tokens, self.positions
+        tok, pos = self.tokens, self.positional_encoding
         check_token_ids("ids", ids, tok.vocab_size)
         if ids.ndim == 0: raise ValueError("ids must be [batch, seq] or [seq], got a scalar")
         seq = ids.shape[-1]
-        if positions is None and isinstance(offset, int) and offset == 0: pe = pos._table(seq)[:seq]
-        else: pe = pos.encoding(pos.resolve_positions(seq, positions, offset))
+        if token_positions is None and isinstance(offset, int) and offset == 0: pe = pos._table(seq)[:seq]
+        else: pe = pos.encoding(pos.resolve_positions(seq, token_positions, offset))
         w = tok.weight
         fast = not (torch.is_grad_enabled() and (w.requires_grad or pe.requires_grad)) and w.dtype == pe.dtype
         if not fast: return pos.dropout((tok(ids).float() + pe.float()).to(w.dtype) if w.dtype != pe.dtype else tok(ids) + pe)
