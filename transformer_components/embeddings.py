@@ -243,8 +243,8 @@ def save_safetensors(
     tensors: dict[str, torch.Tensor],  # name -> tensor (any device; written from CPU copies, row-major)
     path: str | Path,  # destination, written atomically
     metadata: dict[str, str] | None = None,  # extra string pairs for the header's `__metadata__`
-) -> Path:
-    "Write `tensors` as a safetensors file whose metadata holds a `sha256` of the tensors."
+) -> str:  # the sha256 written into the metadata
+    "Write `tensors` as a safetensors file whose metadata holds a `sha256` of the tensors; returns that digest."
     if sys.byteorder != "little": raise NotImplementedError("writing safetensors needs a little-endian machine")
     to_code = {d: c for c, d in _ST_DTYPES.items()}
     entries, chunks, offset = {}, [], 0
@@ -259,7 +259,7 @@ def save_safetensors(
     header = json.dumps({"__metadata__": meta, **entries}, separators=(",", ":")).encode()
     header += b" " * (-len(header) % 8)  # the data section starts 8-byte aligned
     with atomic_write(path, "wb") as f: f.write(struct.pack("<Q", len(header)) + header + data)
-    return Path(path)
+    return meta["sha256"]
 
 # %% ../nbs/10_embeddings.ipynb #stw003
 def load_safetensors(
