@@ -12,8 +12,7 @@ import time
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
-from transformer_components.encoder import SentimentClassifier
-from transformer_components.training import pad_batch
+from transformer_components.encoder import EncoderConfig, SentimentClassifier, pad_batch
 
 
 class TorchClassifier(nn.Module):
@@ -41,7 +40,7 @@ def main(vocab=8000, dim=96, layers=2, heads=4, ff=192, batch=64, n_batches=8, r
         lengths = torch.randint(4, 40, (batch,), generator=g).tolist()
         ids = pad_batch([[2] + torch.randint(5, vocab, (n - 2,), generator=g).tolist() + [3] for n in lengths])
         batches.append((ids, torch.randint(0, 2, (batch,), generator=g), sum(lengths)))
-    ours = SentimentClassifier(vocab, dim, 64, layers, heads, ff, 0.1, True, "learned", "mean").train()
+    ours = SentimentClassifier(EncoderConfig(vocab, dim, layers, heads, ff, max_seq_len=64, dropout=0.1)).train()
     peer = TorchClassifier(vocab, dim, layers, heads, ff, 64, 0.1).train()
     n_ours, n_peer = (sum(p.numel() for p in m.parameters()) for m in (ours, peer))
     assert n_ours == n_peer, (n_ours, n_peer)

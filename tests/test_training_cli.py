@@ -1,7 +1,12 @@
-"""tc-train, tc-eval and tc-predict end to end: under torchrun with two CPU processes, killed and resumed, and on bad files."""
+"""tc-train, tc-eval and tc-predict end to end, as a shell user meets them: under torchrun with two CPU processes,
+killed at random moments and resumed, two runs racing for one folder, corrupted and swapped files, a full disk,
+a reader that closes the pipe, and bad input."""
 import json
+import os
 import random
 import re
+import resource
+import shutil
 import signal
 import subprocess
 import sys
@@ -9,10 +14,10 @@ import time
 
 import pytest
 
-from conftest import BIN, script
+from conftest import script
 
 WORDS = ["good", "great", "fine", "lovely", "bad", "awful", "poor", "dull"]
-SMALL = ["--dim", "16", "--heads", "2", "--layers", "1", "--vocab-size", "60", "--lr", "3e-3"]
+SMALL = ["--embedding-dim", "16", "--num-heads", "2", "--num-layers", "1", "--vocab-size", "60", "--lr", "3e-3"]
 
 
 def toy_file(path, n, seed=0):
@@ -26,99 +31,242 @@ def toy_file(path, n, seed=0):
     return path
 
 
-def run(args, env, timeout=120):
-    return subprocess.run(args, capture_output=True, text=True, env=env, timeout=timeout)
+def run(args, env, timeout=180, **kw):
+    return subprocess.run([str(a) for a in args], capture_output=True, text=True, env=env, timeout=timeout, **kw)
 
 
-def digest_of(checkpoint):
-    from transformer_components.training import load_classifier, weights_digest
-    return weights_digest(load_classifier(checkpoint, "cpu"))
+def one_line_error(res, prog, contains=""):
+    "A user or environment error: exit 1, one line `prog: error: ...`, no traceback."
+    lines = res.stderr.strip().splitlines()
+    assert res.returncode == 1, (res.returncode, res.stderr[-2000:])
+    assert lines and lines[-1].startswith(f"{prog}: error: ") and contains in lines[-1], res.stderr[-2000:]
+    assert "Traceback" not in res.stderr, res.stderr[-2000:]
+
+
+def files(folder):
+    "Every file's bytes under `folder` except the lock (whose content is the last holder's pid)."
+    return {p.relative_to(folder): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file() and p.name != ".lock"}
+
+
+def model_digest(folder):
+    from transformer_components.encoder import SentimentClassifier
+    from transformer_components.training import weights_digest
+    return weights_digest(SentimentClassifier.from_pretrained(folder))
+
+
+def state_digest_of(path):
+    from transformer_components.encoder import EncoderConfig, SentimentClassifier
+    from transformer_components.training import load_state, weights_digest
+    st = load_state(path)
+    m = SentimentClassifier(EncoderConfig(**st["encoder"]))
+    m.load_state_dict(st["model"])
+    return weights_digest(m)
 
 
 @pytest.fixture(scope="module")
 def trained(tmp_path_factory, env):
-    "A folder written by a short single-process tc-train run, and its training file."
+    "A run folder written by a short single-process tc-train run, and its training file."
     d = tmp_path_factory.mktemp("trained")
     data = toy_file(d / "train.tsv", 300)
-    res = run([script("tc-train"), "--train", str(data), "--out", str(d / "out"), "--epochs", "5", "--batch-size", "16", *SMALL, "--dim", "32"], env)
+    res = run([script("tc-train"), "--train", data, "--out", d / "out", "--epochs", "5", "--batch-size", "16", *SMALL], env)
     assert res.returncode == 0, res.stderr
     return d / "out", data
 
 
 def test_torchrun_two_ranks_agree(tmp_path, env):
+    from transformer_components.training import load_state
     data = toy_file(tmp_path / "train.tsv", 120)
     env = {**env, "OMP_NUM_THREADS": "1"}
     res = run([sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2", script("tc-train"),
-               "--train", str(data), "--out", str(tmp_path / "out"), "--epochs", "1", "--max-steps", "4",
-               "--batch-size", "8", *SMALL], env, timeout=180)
+               "--train", data, "--out", tmp_path / "out", "--epochs", "1", "--max-steps", "4", "--batch-size", "8", *SMALL], env)
     assert res.returncode == 0, res.stderr[-3000:]
     assert "x 2:" in res.stderr  # both processes joined one group
     digests = dict(re.findall(r"\[rank (\d)\] weights sha256 ([0-9a-f]{64})", res.stderr))
-    assert sorted(digests) == ["0", "1"], res.stdout
-    assert digests["0"] == digests["1"]
-    assert digests["0"] == digest_of(tmp_path / "out" / "last.pt")  # what rank 0 saved is what both ranks hold
-    from transformer_components.training import load_checkpoint
-    st = load_checkpoint(tmp_path / "out" / "last.pt")
-    assert (st["global_step"], st["world_size"], len(st["rng"])) == (4, 2, 2)
+    assert sorted(digests) == ["0", "1"] and digests["0"] == digests["1"], res.stderr[-2000:]
+    assert digests["0"] == state_digest_of(tmp_path / "out" / "last.pt")  # what rank 0 saved is what both ranks hold
+    st = load_state(tmp_path / "out" / "last.pt")
+    assert (st["loop"]["global_step"], st["world_size"], len(st["rng"])) == (4, 2, 2)
 
 
 def test_sigkill_then_resume_continues_exactly(tmp_path, env):
-    from transformer_components.training import load_checkpoint
+    from transformer_components.training import load_state
     data = toy_file(tmp_path / "train.tsv", 400)
-    args = ["--train", str(data), "--epochs", "2", "--batch-size", "4", "--save-every", "5", *SMALL]
+    args = ["--train", data, "--epochs", "2", "--batch-size", "4", "--save-every", "5", *SMALL]
     out = tmp_path / "killed"
-    proc = subprocess.Popen([script("tc-train"), *args, "--out", str(out)], env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen([script("tc-train"), *args, "--out", out], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline, saved = time.monotonic() + 90, None
     try:
         while time.monotonic() < deadline and proc.poll() is None:
             if (out / "last.pt").exists():
-                try: saved = load_checkpoint(out / "last.pt")
+                try: saved = load_state(out / "last.pt")
                 except Exception: saved = None  # not possible with atomic writes, but do not let the test hang on it
-                if saved and saved["global_step"] >= 10: break
+                if saved and saved["loop"]["global_step"] >= 10: break
             time.sleep(0.05)
         assert proc.poll() is None, "training finished before it could be killed"
         proc.send_signal(signal.SIGKILL)
         proc.wait(10)
     finally:
         if proc.poll() is None: proc.kill()
-    # the folder is intact: every file in it loads (a temp file of an interrupted write may remain, and is cleaned on resume)
-    names = sorted(p.name for p in out.iterdir() if not p.name.endswith(".tmp"))
-    assert names == ["last.pt", "tokenizer.json"], names
-    st = load_checkpoint(out / "last.pt")
-    from transformer_components.wordpiece import WordPiece
-    WordPiece.load(out / "tokenizer.json")
-    assert st["epoch"] == 0 and 0 < st["step"] < 95 and st["step"] % 5 == 0, (st["epoch"], st["step"])
-    res = run([script("tc-train"), *args, "--out", str(out), "--resume"], env)
+    st = load_state(out / "last.pt")["loop"]
+    assert st["epoch"] == 0 and 0 < st["step"] < 95 and st["step"] % 5 == 0, st
+    res = run([script("tc-train"), *args, "--out", out, "--resume"], env)
     assert res.returncode == 0, res.stderr[-3000:]
     assert f"epoch 1, step {st['step']} (global step {st['global_step']})" in res.stderr
-    assert not list(out.glob(".*.tmp"))
-    end = load_checkpoint(out / "last.pt")
+    assert not list(out.rglob(".*.tmp"))
+    end = load_state(out / "last.pt")["loop"]
     assert (end["epoch"], end["global_step"]) == (2, 2 * 95)  # 380 training rows / 4 per step, twice
-    # an uninterrupted run with the same seed ends with the same weights
-    ref = run([script("tc-train"), *args, "--out", str(tmp_path / "straight")], env)
+    ref = run([script("tc-train"), *args, "--out", tmp_path / "straight"], env)  # an uninterrupted run, same seed
     assert ref.returncode == 0, ref.stderr[-3000:]
-    assert digest_of(out / "last.pt") == digest_of(tmp_path / "straight" / "last.pt")
+    assert state_digest_of(out / "last.pt") == state_digest_of(tmp_path / "straight" / "last.pt")
+    assert model_digest(out) == model_digest(tmp_path / "straight")
+
+
+def _consistent(out):
+    "Whatever a kill left: run.json, the tokenizer, last.pt and the best model each load whole and belong to one run."
+    from transformer_components.encoder import SentimentClassifier, file_sha256
+    from transformer_components.training import load_state
+    if not (out / "run.json").exists(): return "before run.json"
+    rec = json.loads((out / "run.json").read_text())
+    assert file_sha256(out / "tokenizer.json") == rec["tokenizer"]["sha256"]
+    if (out / "last.pt").exists(): assert load_state(out / "last.pt")["run_id"] == rec["run_id"]
+    if (out / "best.json").exists():
+        best = json.loads((out / "best.json").read_text())
+        assert best["run_id"] == rec["run_id"]
+        model = SentimentClassifier.from_pretrained(out)  # every digest checked
+        assert file_sha256(out / best["model"] / "tokenizer.json") == rec["tokenizer"]["sha256"]
+        assert model.config.vocab_size == model.tokenizer.vocab_size
+    return "+".join(["run.json"] + [name for name in ("last.pt", "best.json") if (out / name).exists()])
+
+
+def test_twenty_random_kills_never_mix_states(tmp_path, env):
+    "SIGKILL tc-train at random moments 20 times, resuming each time: the folder is always whole, the end result exact."
+    data = toy_file(tmp_path / "train.tsv", 240)
+    args = ["--train", data, "--epochs", "3", "--batch-size", "8", "--save-every", "1", *SMALL]
+    out, rng, kills, mid_write, phases = tmp_path / "chaos", random.Random(14), 0, 0, {}
+    while kills < 20:
+        resume = ["--resume"] if (out / "run.json").exists() else []
+        proc = subprocess.Popen([script("tc-train"), *args, "--out", out, *resume], env=env,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        time.sleep(rng.uniform(0.5, 6.0))  # start-up (torch's import) takes about 2 s here; training about 5 s more
+        if proc.poll() is not None:  # it finished first: start again from scratch to keep killing
+            assert proc.returncode == 0, proc.stderr.read()[-2000:]
+            shutil.rmtree(out); continue
+        proc.send_signal(signal.SIGKILL); proc.wait(10); kills += 1
+        mid_write += bool(list(out.rglob(".*.tmp")) or [p for p in (out / "models").glob("*") if not (p / "config.json").exists()]
+                          if out.exists() else False)
+        phase = _consistent(out) if out.exists() else "before the folder"
+        phases[phase] = phases.get(phase, 0) + 1
+    res = run([script("tc-train"), *args, "--out", out, *(["--resume"] if (out / "run.json").exists() else [])], env)
+    assert res.returncode == 0, res.stderr[-3000:]
+    _consistent(out)
+    ref = run([script("tc-train"), *args, "--out", tmp_path / "straight"], env)
+    assert ref.returncode == 0, ref.stderr[-3000:]
+    assert state_digest_of(out / "last.pt") == state_digest_of(tmp_path / "straight" / "last.pt")
+    assert model_digest(out) == model_digest(tmp_path / "straight")
+    print(f"\n20 kills: {mid_write} landed during a write (a temporary file or an incomplete model folder was left); "
+          f"folder state at the kill: {phases}; every time consistent, and the resumed run ended bit-identical")
+
+
+def test_failed_run_leaves_the_folder_untouched(trained, env, tmp_path):
+    out, data = trained
+    before = files(out)
+    preds = run([script("tc-predict"), "--model", out, "the great film", "the dull film"], env).stdout
+    for bad in (["--vocab-size", "2000", "--embedding-dim", "0"],  # a usage error: exit 2 before anything runs
+                ["--vocab-size", "2000", "--num-heads", "3", "--overwrite"],  # a model that cannot be built: exit 1
+                ["--tokenizer", tmp_path / "missing.json", "--overwrite"]):
+        res = run([script("tc-train"), "--train", data, "--out", out, *bad], env)
+        assert res.returncode in (1, 2) and "Traceback" not in res.stderr, res.stderr[-2000:]
+    assert files(out) == before
+    assert run([script("tc-predict"), "--model", out, "the great film", "the dull film"], env).stdout == preds
+    res = run([script("tc-train"), "--train", data, "--out", out, *SMALL], env)
+    one_line_error(res, "tc-train", "already holds a run")
+    res = run([script("tc-train"), "--train", data, "--out", out, *SMALL, "--seed", "3", "--resume"], env)
+    one_line_error(res, "tc-train", "train_config.seed: 0 -> 3")
+    other = toy_file(tmp_path / "other.tsv", 300, seed=1)
+    res = run([script("tc-train"), "--train", other, "--out", out, "--epochs", "5", "--batch-size", "16", *SMALL, "--resume"], env)
+    one_line_error(res, "tc-train", "data.train:")
+    assert files(out) == before
+
+
+def test_two_runs_on_one_folder(tmp_path, env):
+    data = toy_file(tmp_path / "train.tsv", 400)
+    args = [script("tc-train"), "--train", data, "--out", tmp_path / "out", "--epochs", "10", "--batch-size", "2", *SMALL]  # ~7 s of training
+    first = subprocess.Popen(args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while not (tmp_path / "out" / "run.json").exists() and time.monotonic() < deadline: time.sleep(0.05)
+        second = run([*args, "--overwrite"], env)
+        one_line_error(second, "tc-train", f"is in use by another process (pid {first.pid})")
+        assert first.wait(120) == 0, first.stderr.read()[-2000:]
+    finally:
+        if first.poll() is None: first.kill()
+    rec = json.loads((tmp_path / "out" / "run.json").read_text())
+    assert json.loads((tmp_path / "out" / "best.json").read_text())["run_id"] == rec["run_id"]
+    assert run([script("tc-eval"), "--model", tmp_path / "out", "--data", data], env).returncode == 0
+
+
+def test_corrupted_or_swapped_files_are_refused(trained, env, tmp_path):
+    out, data = trained
+    bad = tmp_path / "bad"
+    shutil.copytree(out, bad)
+    best = bad / json.loads((bad / "best.json").read_text())["model"]
+    raw = bytearray((best / "model.safetensors").read_bytes())
+    raw[-3] ^= 0x40  # an exponent bit of the last weight (the head's bias)
+    (best / "model.safetensors").write_bytes(bytes(raw))
+    one_line_error(run([script("tc-eval"), "--model", bad, "--data", data], env), "tc-eval", "do not match the sha256")
+    one_line_error(run([script("tc-predict"), "--model", bad, "good"], env), "tc-predict", "do not match the sha256")
+    shutil.rmtree(bad); shutil.copytree(out, bad)
+    best = bad / json.loads((bad / "best.json").read_text())["model"]
+    from transformer_components.wordpiece import WordPiece
+    WordPiece.train(["a larger vocabulary than the model's"] * 5 + WORDS * 50, 100).save(best / "tokenizer.json")
+    one_line_error(run([script("tc-eval"), "--model", bad, "--data", data], env), "tc-eval", "is not the tokenizer saved with this model")
+    raw = bytearray((bad / "last.pt").read_bytes())
+    raw[len(raw) // 2] ^= 0x01
+    (bad / "last.pt").write_bytes(bytes(raw))
+    res = run([script("tc-train"), "--train", data, "--out", bad, "--epochs", "5", "--batch-size", "16", *SMALL, "--resume"], env)
+    one_line_error(res, "tc-train", "last.pt")
+
+
+def test_full_disk_and_closed_pipe(trained, env, tmp_path):
+    out, data = trained
+    def limit_file_size():  # a file may not grow past 64 KiB: writes beyond fail with EFBIG, as on a full disk
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (64 * 1024, 64 * 1024))
+    res = run([script("tc-train"), "--train", data, "--out", tmp_path / "full", "--epochs", "1", *SMALL], env, preexec_fn=limit_file_size)
+    one_line_error(res, "tc-train", "File too large")
+    assert not list((tmp_path / "full").rglob(".*.tmp"))  # nothing half-written is left
+    with open("/dev/full", "w") as full:  # every write to /dev/full fails with ENOSPC
+        res = subprocess.run([script("tc-predict"), "--model", str(out), "good"], stdout=full, stderr=subprocess.PIPE, text=True, env=env)
+    one_line_error(res, "tc-predict", "No space left on device")
+    lines = "\n".join(["the great film", "the dull film"] * 200) + "\n"
+    p = subprocess.Popen(f"{script('tc-predict')} --model {out} --batch-size 8 | head -1", shell=True, stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    stdout, stderr = p.communicate(lines, timeout=120)
+    assert len(stdout.splitlines()) == 1 and "Traceback" not in stderr and "Broken pipe" not in stderr, stderr
 
 
 def test_eval_last_line_is_json(trained, env):
     out, data = trained
-    res = run([script("tc-eval"), "--checkpoint", str(out), "--data", str(data)], env)
+    res = run([script("tc-eval"), "--model", out, "--data", data], env)
     assert res.returncode == 0, res.stderr
     last = json.loads(res.stdout.strip().splitlines()[-1])
     assert set(last) == {"accuracy", "n"} and last["n"] == 300
     assert last["accuracy"] > 0.85, last  # chance is about 0.5
 
 
-def test_predict_prints_label_and_probability(trained, env):
+def test_predict_arguments_stdin_and_json(trained, env):
     out, _ = trained
     texts = ["the great lovely good film", "the awful dull bad film"]
-    res = run([script("tc-predict"), "--checkpoint", str(out), *texts], env)
+    res = run([script("tc-predict"), "--model", out, *texts], env)
     assert res.returncode == 0, res.stderr
     rows = [l.split("\t") for l in res.stdout.strip().splitlines()]
-    assert [r[0] for r in rows] == ["positive", "negative"]
-    assert [r[2] for r in rows] == texts
+    assert [r[0] for r in rows] == ["positive", "negative"] and [r[2] for r in rows] == texts
     assert all(0.5 <= float(r[1]) <= 1.0 for r in rows)
+    res = run([script("tc-predict"), "--model", out, "--json"], env, input="\n".join(texts) + "\n")
+    preds = [json.loads(l) for l in res.stdout.splitlines()]
+    assert [(p["line"], p["text"], p["label"]) for p in preds] == [(1, texts[0], "positive"), (2, texts[1], "negative")]
+    assert all(abs(sum(p["probabilities"].values()) - 1) < 1e-6 for p in preds)
+    one_line_error(run([script("tc-predict"), "--model", out], env, input="good\n\nbad\n"), "tc-predict", "line 2 is empty")
 
 
 def test_bad_input_errors(tmp_path, trained, env):
@@ -129,18 +277,15 @@ def test_bad_input_errors(tmp_path, trained, env):
     columns.write_text("review_id\tstars\n1\t5\n", encoding="utf-8")
     rt = tmp_path / "rt.txt"
     rt.write_bytes(b"1 a fine film\n0 a clich\xe9d mess\n")  # cp1252 'é' on line 2
-    for path, expected in ((empty, "the file is empty"), (columns, "cannot tell the format"),
-                           (rt, f"{rt}, line 2:")):
-        res = run([script("tc-train"), "--train", str(path), "--out", str(tmp_path / "o")], env)
-        assert res.returncode != 0 and expected in res.stderr, res.stderr
-        assert "Traceback" not in res.stderr
-    assert "--encoding" in res.stderr
-    res = run([script("tc-eval"), "--checkpoint", str(out), "--data", str(rt)], env)
-    assert res.returncode != 0 and f"{rt}, line 2:" in res.stderr and "--encoding" in res.stderr
-    res = run([script("tc-eval"), "--checkpoint", str(out), "--data", str(rt), "--encoding", "cp1252"], env)
+    for path, expected in ((empty, "the file is empty"), (columns, f"{columns}: cannot tell the format"), (rt, f"{rt}, line 2:")):
+        one_line_error(run([script("tc-train"), "--train", path, "--out", tmp_path / "o"], env), "tc-train", expected)
+        assert not (tmp_path / "o").exists()
+    one_line_error(run([script("tc-eval"), "--model", out, "--data", rt], env), "tc-eval", "--encoding")
+    res = run([script("tc-eval"), "--model", out, "--data", rt, "--encoding", "cp1252"], env)
     assert res.returncode == 0 and json.loads(res.stdout.splitlines()[-1])["n"] == 2, res.stderr
-    (tmp_path / "ck").mkdir()
-    (tmp_path / "ck" / "tokenizer.json").write_bytes((out / "tokenizer.json").read_bytes())
-    (tmp_path / "ck" / "best.pt").write_bytes(b"garbage")
-    res = run([script("tc-predict"), "--checkpoint", str(tmp_path / "ck"), "good"], env)
-    assert res.returncode != 0 and "not a readable checkpoint" in res.stderr and "Traceback" not in res.stderr
+    (tmp_path / "old").mkdir()
+    (tmp_path / "old" / "best.pt").write_bytes(b"garbage")
+    one_line_error(run([script("tc-predict"), "--model", tmp_path / "old", "good"], env), "tc-predict", "before version 0.1")
+    one_line_error(run([script("tc-eval"), "--model", tmp_path / "nodir", "--data", rt], env), "tc-eval", "no such folder")
+    res = run([script("tc-train"), "--train", rt, "--out", tmp_path / "o", "--epochs", "0"], env)
+    assert res.returncode == 2 and "argument --epochs: must be an integer > 0" in res.stderr

@@ -100,13 +100,13 @@ def check_install(bin_dir: Path, work: Path, label: str):
     one_line_error(run([bin_dir / "tc-segment"], cwd=work, env=env, stdin="北京\n", ok=(1,)), "tc-segment",
                    contains="transformer_components[zh]")
     # the classifier: train, evaluate, predict
-    run([bin_dir / "tc-train", "--train", inp["tsv"], "--out", work / "run", "--vocab-size", "60", "--dim", "16", "--heads", "2",
-         "--layers", "1", "--epochs", "1", "--batch-size", "16"], cwd=work, env=env)
-    r = run([bin_dir / "tc-eval", "--checkpoint", work / "run", "--data", inp["tsv"]], cwd=work, env=env)
+    run([bin_dir / "tc-train", "--train", inp["tsv"], "--out", work / "run", "--vocab-size", "60", "--embedding-dim", "16", "--num-heads", "2",
+         "--num-layers", "1", "--epochs", "1", "--batch-size", "16"], cwd=work, env=env)
+    r = run([bin_dir / "tc-eval", "--model", work / "run", "--data", inp["tsv"]], cwd=work, env=env)
     if json.loads(r.stdout.splitlines()[-1])["n"] != 160: sys.exit(f"install-check: FAILED: tc-eval gave {r.stdout!r}")
-    r = run([bin_dir / "tc-predict", "--checkpoint", work / "run", "a lovely great film"], cwd=work, env=env)
+    r = run([bin_dir / "tc-predict", "--model", work / "run", "a lovely great film"], cwd=work, env=env)
     if not r.stdout.strip(): sys.exit("install-check: FAILED: tc-predict printed nothing")
-    one_line_error(run([bin_dir / "tc-eval", "--checkpoint", work / "run", "--data", work / "missing.tsv"], cwd=work, env=env, ok=(1,)),
+    one_line_error(run([bin_dir / "tc-eval", "--model", work / "run", "--data", work / "missing.tsv"], cwd=work, env=env, ok=(1,)),
                    "tc-eval")
     print(f"install-check: {label}: {len(scripts())} commands (--help, --version, a real call, a bad input) and every module "
           f"import OK from {work} ({time.monotonic() - t0:.0f} s)")

@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import sys
 import tempfile
@@ -13,7 +14,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 # %% auto #0
-__all__ = ['DATA_ENV', 'default_device', 'find_shared_data', 'MissingDataError', 'shared_data', 'has_shared_data', 'atomic_write',
+__all__ = ['DATA_ENV', 'positive_int', 'nonnegative_int', 'positive_float', 'fraction', 'default_device', 'find_shared_data',
+           'MissingDataError', 'shared_data', 'has_shared_data', 'atomic_write', 'FolderLockedError', 'exclusive_lock',
            'check_positive_int', 'check_choice', 'check_number', 'check_token_ids', 'ProgressBar', 'CommandParser',
            'command_parser', 'cli_errors']
 
@@ -110,6 +112,39 @@ def atomic_write(
         Path(tmp).unlink(missing_ok=True)
         raise
 
+# %% ../nbs/00_core.ipynb #lck002
+class FolderLockedError(OSError):
+    "Another process holds the lock on a folder."
+
+def _try_lock(fd: int) -> bool:
+    "Take an exclusive lock on the open file `fd` without waiting; False when another process holds it."
+    try:
+        import fcntl
+        try: fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB); return True
+        except BlockingIOError: return False
+    except ImportError:  # Windows
+        import msvcrt
+        try: msvcrt.locking(fd, msvcrt.LK_NBLCK, 1); return True
+        except OSError: return False
+
+# %% ../nbs/00_core.ipynb #lck003
+@contextmanager
+def exclusive_lock(
+    folder: str | Path,  # the folder to lock (created when missing)
+    name: str = ".lock",  # the lock file inside it
+):
+    "Hold `folder`'s lock for the `with` block; `FolderLockedError` names the pid of a process that holds it."
+    path = Path(folder) / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
+    try:
+        if not _try_lock(fd):
+            holder = os.read(fd, 100).decode(errors="replace").strip() or "unknown"
+            raise FolderLockedError(f"{folder} is in use by another process (pid {holder}); wait for it to end or choose another folder")
+        os.ftruncate(fd, 0); os.write(fd, f"{os.getpid()}\n".encode())
+        yield path
+    finally: os.close(fd)
+
 # %% ../nbs/00_core.ipynb #9e436327
 def check_positive_int(
     name: str,  # argument name, for the message
@@ -143,7 +178,6 @@ def check_number(
     high_open: bool = False,  # exclude `high` itself
 ) -> float:
     "Return `value` as a float if it is a finite real number in the range, else raise `TypeError`/`ValueError` naming `name`."
-    import math
     if isinstance(value, bool) or not isinstance(value, (int, float)) and not hasattr(value, "__float__"):
         raise TypeError(f"{name} must be a number, got {type(value).__name__}")
     value = float(value)
@@ -245,6 +279,22 @@ def command_parser(
     parser = CommandParser(prog=prog, description=description, epilog=epilog, formatter_class=_HelpFormatter)
     parser.add_argument("--version", action="version", version=f"{prog} {__version__}")
     return parser
+
+# %% ../nbs/00_core.ipynb #opt002
+def _option_type(convert, ok, what):
+    "An argparse `type=`: convert the text, or say which values are allowed."
+    def parse(text: str):
+        try: value = convert(text)
+        except ValueError: value = None
+        if value is None or not ok(value): raise argparse.ArgumentTypeError(f"must be {what}, got {text!r}")
+        return value
+    parse.__name__ = what
+    return parse
+
+positive_int = _option_type(int, lambda v: v > 0, "an integer > 0")
+nonnegative_int = _option_type(int, lambda v: v >= 0, "an integer >= 0")
+positive_float = _option_type(float, lambda v: math.isfinite(v) and v > 0, "a number > 0")
+fraction = _option_type(float, lambda v: 0 <= v < 1, "a number in [0, 1)")
 
 # %% ../nbs/00_core.ipynb #cli005
 def _os_error_text(e: OSError) -> str:

@@ -27,7 +27,7 @@ from .rope import RotaryEmbedding
 # %% auto #0
 __all__ = ['POSITIONS', 'ACTIVATIONS', 'POOLINGS', 'MODEL_FORMAT', 'MODEL_VERSION', 'BERT_WORD_EMBEDDINGS', 'EncoderConfig',
            'EncoderBlock', 'TransformerEncoder', 'SentimentClassifier', 'file_sha256', 'read_model_config',
-           'encode_texts', 'pad_batch', 'load_bert_weights', 'load_bert_encoder', 'plot_attention']
+           'model_folder', 'encode_texts', 'pad_batch', 'load_bert_weights', 'load_bert_encoder', 'plot_attention']
 
 # %% ../nbs/41_encoder.ipynb #cfg001
 POSITIONS = ("learned", "sinusoidal", "rotary")  # how positions enter the encoder
@@ -270,6 +270,17 @@ def read_model_config(
         raise ValueError(f"{path} has layout version {cfg.get('version')}; this version of the library reads {MODEL_VERSION}")
     return cfg
 
+# %% ../nbs/41_encoder.ipynb #sav011
+def model_folder(
+    path: str | Path,  # a model folder, or a `tc-train` run folder
+) -> Path:
+    "`path` when it holds a model (`config.json`), else the best model of the run folder it is (named by its `best.json`)."
+    path, pointer = Path(path), Path(path) / "best.json"
+    if (path / "config.json").is_file() or not pointer.is_file(): return path
+    try: return path / json.loads(pointer.read_text(encoding="utf-8"))["model"]
+    except (UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError) as e:
+        raise ValueError(f"{pointer} does not name a model folder ({type(e).__name__}: {e})") from None
+
 # %% ../nbs/41_encoder.ipynb #sav005
 def _load_checked_tokenizer(folder: Path, cfg: dict, vocab_size: int):
     "The folder's tokenizer, refused when it is not the one saved with the weights or its vocabulary does not fit."
@@ -286,11 +297,11 @@ def _load_checked_tokenizer(folder: Path, cfg: dict, vocab_size: int):
 
 @patch(cls_method=True)
 def from_pretrained(cls: SentimentClassifier,
-                    folder: str | Path,  # written by `save_pretrained` (e.g. the best model of a `tc-train` run)
+                    folder: str | Path,  # written by `save_pretrained`, or a `tc-train` run folder (its best model)
                     device: torch.device | str | None = None,  # where to put the model (default: the CPU)
                    ) -> SentimentClassifier:
     "The classifier of a model folder, in evaluation mode, with `.tokenizer` set; every file is checked against its digest."
-    folder = Path(folder)
+    folder = model_folder(folder)
     cfg = read_model_config(folder)
     model = cls(EncoderConfig.from_dict(cfg["encoder"]), cfg["num_classes"], cfg["pooling"], cfg["labels"])
     tensors, meta = load_safetensors(folder / "model.safetensors")

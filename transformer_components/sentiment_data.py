@@ -28,13 +28,13 @@ class SentimentData:
     texts: list[str]
     labels: list[int]
     path: str = ""
-    format: str = ""
+    file_format: str = ""
     skipped: list[tuple[int, str]] = field(default_factory=list)
     def __len__(self): return len(self.texts)
     def __getitem__(self, i): return self.texts[i], self.labels[i]
     def __repr__(self):
         counts = {k: self.labels.count(k) for k in (0, 1)}
-        return (f"SentimentData({len(self)} rows from {Path(self.path).name or '?'} [{self.format}], "
+        return (f"SentimentData({len(self)} rows from {Path(self.path).name or '?'} [{self.file_format}], "
                 f"labels {counts}, {len(self.skipped)} skipped)")
 
 # %% ../nbs/40_sentiment_data.ipynb #51f52772
@@ -68,7 +68,7 @@ def detect_format(
     raise SentimentDataError(
         f"cannot tell the format from the first line {first_line[:60]!r}: expected a header naming a text column "
         f"{TEXT_COLUMNS} and a label column {LABEL_COLUMNS}, '<0|1> sentence', or 'sentence<TAB><0|1>'; "
-        f"name the format with --format {{{','.join(FORMATS)}}}")
+        f"name the format with --file-format {{{','.join(FORMATS)}}}")
 
 # %% ../nbs/40_sentiment_data.ipynb #6d637360
 def _rows(lines: list[str], fmt: str, path: str):
@@ -119,18 +119,19 @@ def _collect(
 
 def read_sentiment_file(
     path: str | Path,  # a local file in one of `FORMATS`
-    format: str = "auto",  # one of `FORMATS`, or "auto" to detect it from the first line
+    file_format: str = "auto",  # one of `FORMATS`, or "auto" to detect it from the first line
     encoding: str = "utf-8",  # text encoding of the file (cp1252 for some Rotten Tomatoes copies)
     skip_bad_rows: bool = False,  # leave out (and count) rows with a missing/invalid label or empty text
 ) -> SentimentData:
     "Read labelled sentences; a bad row raises `SentimentDataError` naming file and line unless `skip_bad_rows`."
     path = Path(path)
     if not path.is_file(): raise SentimentDataError(f"{path}: no such file")
-    text = _decode(path.read_bytes(), str(path), encoding)
+    text = _decode(path.read_bytes(), str(path), encoding).removeprefix("\ufeff")  # a byte-order mark is not text
     # "\n" only: str.splitlines() would also break on U+0085 and U+2028 inside sentences
     lines = [(n, l.rstrip("\r")) for n, l in enumerate(text.split("\n"), 1) if l.strip()]
     if not lines: raise SentimentDataError(f"{path}: the file is empty (no labelled rows)")
-    fmt = detect_format(lines[0][1]) if format == "auto" else format
+    try: fmt = detect_format(lines[0][1]) if file_format == "auto" else file_format
+    except SentimentDataError as e: raise SentimentDataError(f"{path}: {e}") from None
     def checked():
         for n, sentence, label in _rows(lines, fmt, str(path)):
             if sentence is None: yield n, None, None, label
@@ -165,7 +166,7 @@ def _from_datasets(source: str, split: str, skip_bad_rows: bool = False) -> Sent
 def load_sentiment(
     source: str | Path,  # a local file, or a Hugging Face data set `name[:config]`, e.g. "stanfordnlp/imdb" or "nyu-mll/glue:sst2"
     split: str = "train",  # the split, for a data set name
-    **kwargs,  # `format`, `encoding`, `skip_bad_rows` for local files (`skip_bad_rows` also for data set names)
+    **kwargs,  # `file_format`, `encoding`, `skip_bad_rows` for local files (`skip_bad_rows` also for data set names)
 ) -> SentimentData:
     "Labelled sentences from a local file (`read_sentiment_file`) or a Hugging Face `datasets` name."
     if Path(source).exists(): return read_sentiment_file(source, **kwargs)
