@@ -237,6 +237,23 @@ def test_show_doc_signatures_do_not_scroll(site, browser):
         assert not got["wide"], f"{name}.html: signatures with a horizontal scroll bar at 1280 px: {got['wide']}"
 
 
+def test_previous_next_links_follow_the_sidebar(site, browser):
+    "Each page ends with links to the pages before and after it in the sidebar, and they resolve."
+    order = [Path(l.split("#")[0]).stem for l in parse(dom(browser, site / "index.html")).sidebar
+             if not re.match(r"^[a-z]+:", l) and l.split("#")[0]]
+    assert order == [name for _, name in _pages()], "the sidebar is not in notebook (data-flow) order"
+    for i, name in enumerate(order):
+        nav = re.search(r'<nav class="page-navigation">(.*?)</nav>', (site / f"{name}.html").read_text(encoding="utf-8"), re.S)
+        assert nav, f"{name}.html has no previous/next links"
+        want = {"previous": order[i - 1] if i > 0 else None, "next": order[i + 1] if i + 1 < len(order) else None}
+        for side, page in want.items():
+            div = re.search(rf'<div class="nav-page nav-page-{side}">(.*?)</div>', nav.group(1), re.S)
+            href = re.search(r'href="([^"]+)"', div.group(1)) if div else None
+            got = href.group(1) if href else None
+            assert got == (f"{page}.html" if page else None), f"{name}.html: {side} link is {got}, expected {page}"
+            if got: assert (site / got).exists(), f"{name}.html: {side} link {got} does not resolve"
+
+
 def test_figures_are_images(site, browser):
     "Every matplotlib figure a notebook produced is an <img> on its page, with image data that decodes."
     checked = 0
