@@ -8,6 +8,7 @@ beside it, with a script that acts once the page has loaded and writes what it f
 """
 import functools
 import html as htmllib
+import http.server
 import inspect
 import io
 import json
@@ -18,6 +19,7 @@ import subprocess
 import sys
 import tempfile
 import textwrap
+import threading
 import tokenize
 from html.parser import HTMLParser
 from pathlib import Path
@@ -266,6 +268,56 @@ def test_figures_are_images(site, browser):
         assert len(imgs) >= n_figs, f"{name}: {n_figs} figures in the notebook, {len(imgs)} images on the page"
         checked += 1
     if not checked: pytest.skip("no notebook draws a figure yet")
+
+
+def _word_on_one_page() -> tuple[str, str]:
+    """A word of a notebook's prose that occurs nowhere in any other notebook (sources and outputs), and its page.
+    The longest such word, so that the fuzzy search has the fewest near misses elsewhere."""
+    texts = {name: nb.read_text(encoding="utf-8").lower() for nb, name in _pages()}
+    candidates = []
+    for nb, name in _pages():
+        prose = " ".join("".join(c["source"]) for c in json.loads(nb.read_text(encoding="utf-8"))["cells"]
+                         if c["cell_type"] == "markdown").lower()
+        prose = re.sub(r"\]\([^)]*\)|https?://\S+", " ", prose)  # link targets are not text on the page
+        for word in set(re.findall(r"(?<![\\\w])[a-z]{8,}\b", prose)):  # no LaTeX commands
+            if not any(word in text for other, text in texts.items() if other != name):
+                candidates.append((-len(word), word, name))
+    assert candidates, "no word occurs in only one notebook"
+    _, word, name = min(candidates)
+    return word, name
+
+
+SEARCH = """const input = document.querySelector('.smalldocs-search input');
+input.value = %s;
+input.dispatchEvent(new Event('input', {bubbles: true}));
+const results = document.querySelector('.smalldocs-search-results');
+for (let i = 0; i < 100 && !results.querySelector('.search-result, .search-none'); i++) await new Promise(r => setTimeout(r, 50));
+report({hrefs: [...results.querySelectorAll('a.search-result')].map(a => a.getAttribute('href')),
+        none: !!results.querySelector('.search-none')});"""
+
+
+@pytest.fixture(scope="module")
+def http_site(site):
+    "The site served over http on a free local port, for the same checks as from disk."
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def __init__(self, *a, **kw): super().__init__(*a, directory=str(site), **kw)
+        def log_message(self, *a): pass
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Quiet)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_port}"
+    server.shutdown(); server.server_close()
+
+
+@pytest.mark.parametrize("scheme", ["file", "http"])
+def test_search_finds_a_page(site, browser, http_site, scheme):
+    "Typing a word into the search box lists the one page with that word, on a page opened from disk or over http."
+    word, want = _word_on_one_page()
+    got = probe(browser, site / "index.html", SEARCH % json.dumps(word), base_url=http_site if scheme == "http" else None)
+    assert got is not None, "the search probe did not run"
+    assert not got["none"], f"search for {word!r} says 'No results' ({scheme})"
+    pages = [os.path.normpath(h.split("#")[0]) for h in got["hrefs"]]
+    assert f"{want}.html" in pages, f"search for {word!r} ({scheme}) lists {pages}, not {want}.html"
+    for p in pages: assert (site / p).exists(), f"search result {p} does not exist"
 
 
 def test_screenshot_for_humans(site, browser):

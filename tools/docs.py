@@ -13,7 +13,8 @@ script does what they do with the pieces of nbdev that do not need it:
    into `_proc/`, naming each page after its `output-file` (`00_core.ipynb` -> `core.ipynb`), because smalldocs
    ignores `output-file` and nbdev's doc links point at `core.html`;
 3. **render** `_proc/` with smalldocs into `_docs/`, then serve KaTeX from the site itself (smalldocs loads it from
-   a CDN, which leaves raw `\\(...\\)` on an offline machine).
+   a CDN, which leaves raw `\\(...\\)` on an offline machine) and give search its index as a script, so that it
+   works on pages opened from disk (`file://`), where browsers refuse smalldocs' fetch of `search.json`.
 
 Step 2 also renders show_doc blocks as nbdev 2.3 did: a signature without comments, then a table of the parameters
 (type, default, and the docment as details) instead of nbdev 2.4's docments as comments that run off to the right.
@@ -379,6 +380,34 @@ def bundle_katex(site: Path) -> int:
     return changed
 
 
+# smalldocs' search reads the index with fetch(), which browsers refuse for file:// pages, so the search box of a site
+# opened from disk says "No results". A <script> may load a local file, so the index also goes out as `search.js`
+# (one global) and the search code reads it through a script tag on first use, over http as from disk.
+SEARCH_FETCH = 'const r = await fetch(offset + "search.json");\n      index = await r.json();'
+SEARCH_SCRIPT = """index = window.smalldocsSearchIndex || await new Promise((resolve, reject) => {
+        const s = document.createElement("script");  // search.js: the index as a script, which file:// pages may load
+        s.src = offset + "search.js";
+        s.onload = () => resolve(window.smalldocsSearchIndex || []);
+        s.onerror = reject;
+        document.head.appendChild(s);
+      });"""
+
+
+def search_from_disk(site: Path) -> int:
+    "Write `search.js` beside `search.json` and make smalldocs' search read it. Returns the number of index entries."
+    entries = json.loads((site / "search.json").read_text(encoding="utf-8"))
+    # U+2028/2029 end a line in JavaScript older than ES2019; escaped they are plain characters in a string
+    data = json.dumps(entries, ensure_ascii=False).replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+    (site / "search.js").write_text(f"window.smalldocsSearchIndex = {data};\n", encoding="utf-8")
+    js = site / "site_libs" / "smalldocs.js"
+    code = js.read_text(encoding="utf-8")
+    if code.count(SEARCH_FETCH) != 1:
+        sys.exit(f"docs: {js.relative_to(ROOT)} no longer loads search.json as tools/docs.py expects "
+                 "(a new smalldocs?); update SEARCH_FETCH so that search works from file://")
+    js.write_text(code.replace(SEARCH_FETCH, SEARCH_SCRIPT), encoding="utf-8")
+    return len(entries)
+
+
 def render(pages: list[tuple[Path, str]]) -> Path:
     "Render `_proc/` with smalldocs into the doc folder and make it work offline."
     site = ROOT / config().doc_path.name
@@ -387,7 +416,9 @@ def render(pages: list[tuple[Path, str]]) -> Path:
     missing = [f"{name}.html" for _, name in pages if not (site / f"{name}.html").exists()]
     if missing: sys.exit(f"docs: smalldocs wrote no page for {missing}")
     n = bundle_katex(site)
-    print(f"  rendered {len(pages)} pages into {site.relative_to(ROOT)}/ (KaTeX bundled into {n} pages with math)")
+    entries = search_from_disk(site)
+    print(f"  rendered {len(pages)} pages into {site.relative_to(ROOT)}/ (KaTeX bundled into {n} pages with math; "
+          f"{entries} search entries in search.js)")
     return site
 
 
