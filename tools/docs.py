@@ -238,7 +238,8 @@ STARS = {inspect.Parameter.VAR_POSITIONAL: "*", inspect.Parameter.VAR_KEYWORD: "
 
 
 def _annotation(a) -> str:
-    "An annotation as written in the source (`from __future__ import annotations` keeps it a string)."
+    "An annotation as written in the source (a string under `from __future__ import annotations`, or a `ForwardRef`)."
+    a = getattr(a, "__forward_arg__", a)
     return a if isinstance(a, str) else inspect.formatannotation(a)
 
 
