@@ -17,7 +17,7 @@ DATA_DIR := $(if $(TC_DATA),$(TC_DATA),../shared/data)
 TEST_FLAGS := $(if $(wildcard $(DATA_DIR)),shared_data,)
 NBDEV_WORKERS ?= 2
 
-.PHONY: help setup export docs test check-clean check-export check-readme nbtest pytest install-check readme bench clean
+.PHONY: help setup export docs test check-clean check-export check-readme nbtest pytest install-check readme bench clean serve
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 16
@@ -66,3 +66,8 @@ bench: export ## run the benchmarks against peers (prints ratios measured in one
 
 clean: ## remove build outputs (keeps .venv)
 	rm -rf _docs _proc _exec .pytest_cache
+
+DOCS_PORT ?= 8000
+serve: ## serve the built site at http://127.0.0.1:$(DOCS_PORT) (after make docs; opening _docs/index.html works too)
+	@test -f _docs/index.html || { echo "no _docs/index.html: run make docs first" >&2; exit 1; }
+	$(PYTHON) -m http.server --bind 127.0.0.1 --directory _docs $(DOCS_PORT)

@@ -2,8 +2,15 @@
 
 Chromium is Debian's `chromium` package: the test installs it when it is missing and it can (root with apt-get),
 and otherwise skips with the reason. A screenshot of the index page is saved as `_docs/screenshot.png`.
+
+What a reader does on a page (typing into the search box, measuring a block) is run by `probe`: a copy of the page
+beside it, with a script that acts once the page has loaded and writes what it found into the DOM that Chromium dumps.
 """
+import functools
 import html as htmllib
+import http.server
+import inspect
+import io
 import json
 import os
 import re
@@ -11,6 +18,9 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import textwrap
+import threading
+import tokenize
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -55,9 +65,34 @@ def _run_chromium(browser: str, *args: str) -> str:
     return res.stdout
 
 
+@functools.lru_cache(maxsize=None)
 def dom(browser: str, page: Path) -> str:
     "The page's DOM after its scripts ran (KaTeX, search, sidebar)."
     return _run_chromium(browser, "--virtual-time-budget=5000", "--dump-dom", page.as_uri())
+
+
+PROBE_RESULT = re.compile(r'<pre id="probe-result">(.*?)</pre>', re.S)
+
+
+def probe(browser: str, page: Path, script: str, base_url: str | None = None, window: str = "1280,900"):
+    """Open a copy of `page` (same folder, so its links and scripts resolve as the page's own) with `script` added,
+    and return what the script passed to `report(value)`, as JSON; None when it never reported.
+    The script runs after the page's load event; `base_url` serves the folder over http instead of file://."""
+    copy = page.with_name(f"_probe_{page.name}")
+    harness = ("<script>window.addEventListener('load', async () => {"
+               "const report = (v) => { const p = document.createElement('pre'); p.id = 'probe-result';"
+               "p.textContent = JSON.stringify(v); document.body.appendChild(p); };"
+               f"{script}\n}});</script>")
+    html = page.read_text(encoding="utf-8")
+    assert "</body>" in html, page
+    copy.write_text(html.replace("</body>", harness + "</body>"), encoding="utf-8")
+    try:
+        url = f"{base_url}/{copy.name}" if base_url else copy.as_uri()
+        out = _run_chromium(browser, f"--window-size={window}", "--virtual-time-budget=5000", "--dump-dom", url)
+    finally:
+        copy.unlink()
+    m = PROBE_RESULT.search(out)
+    return json.loads(htmllib.unescape(m.group(1))) if m else None
 
 
 class Links(HTMLParser):
@@ -121,8 +156,104 @@ def test_show_doc_signatures_appear(site, browser):
     html = dom(browser, site / "core.html")
     assert re.search(r"<h3[^>]*>\s*default_device", html), "show_doc heading missing"
     text = re.sub(r"\s+", "", htmllib.unescape(re.sub(r"<[^>]+>", "", html)))  # signatures are split into highlighting spans
-    assert "defdefault_device()->torch.device:" in text
+    assert "defdefault_device()->torch.device" in text
     assert "defcheck_token_ids(name:str," in text
+
+
+def _text(html: str) -> str:
+    "The text of an HTML fragment, as a reader sees it (tags dropped, entities decoded, spaces collapsed)."
+    return " ".join(htmllib.unescape(re.sub(r"<[^>]+>", "", html)).split())
+
+
+def _source_docments(fn) -> dict[str, str]:
+    "The `# comment` after each parameter in `fn`'s own source, read with the tokenizer (independently of fastcore)."
+    toks = list(tokenize.generate_tokens(io.StringIO(textwrap.dedent(inspect.getsource(fn))).readline))
+    comments = {t.start[0]: t.string.lstrip("#").strip() for t in toks if t.type == tokenize.COMMENT}
+    params, found, depth = set(inspect.signature(fn).parameters), {}, 0
+    start = next(i for i, t in enumerate(toks) if t.type == tokenize.NAME and t.string == "def")
+    for t in toks[start:]:
+        if t.type == tokenize.OP and t.string in "([{": depth += 1
+        elif t.type == tokenize.OP and t.string in ")]}": depth -= 1
+        elif t.type == tokenize.OP and t.string == ":" and depth == 0: break  # the end of the def line
+        elif t.type == tokenize.NAME and depth == 1 and t.string in params and t.start[0] in comments:
+            found.setdefault(t.string, comments[t.start[0]])
+    return found
+
+
+def _show_doc_block(html: str, anchor: str) -> str:
+    "The HTML of one show_doc block: from its heading to the next rule or heading."
+    m = re.search(rf'<h3[^>]*id="{re.escape(anchor)}".*?(?=<hr|<h[23][ >]|$)', html, re.S)
+    assert m, f"no show_doc heading with id {anchor!r}"
+    return m.group(0)
+
+
+def test_show_doc_parameter_table(site, browser):
+    "show_doc puts the docments in nbdev's table: a row per parameter with its type, default and comment."
+    from transformer_components.core import atomic_write
+    block = _show_doc_block(dom(browser, site / "core.html"), "atomic_write")
+    table = re.search(r"<table.*?</table>", block, re.S)
+    assert table, "atomic_write has docments but its show_doc block has no table"
+    header = [_text(h) for h in re.findall(r"<th[^>]*>(.*?)</th>", table.group(0), re.S)]
+    assert header[1:] == ["Type", "Default", "Details"], header
+    rows = {}
+    for tr in re.findall(r"<tr>(.*?)</tr>", table.group(0), re.S)[1:]:
+        cells = [_text(c) for c in re.findall(r"<td[^>]*>(.*?)</td>", tr, re.S)]
+        rows[cells[0]] = cells[1:]
+    sig, said = inspect.signature(atomic_write), _source_docments(atomic_write)
+    assert said and set(rows) == set(sig.parameters), (rows, list(sig.parameters))
+    for name, p in sig.parameters.items():
+        anno = p.annotation if isinstance(p.annotation, str) else inspect.formatannotation(p.annotation)
+        default = "" if p.default is p.empty else repr(p.default)
+        assert rows[name] == [anno, default, said[name].replace("`", "")], (name, rows[name])
+
+
+def _signatures(html: str) -> list[str]:
+    "The text of every show_doc signature on a page."
+    return [htmllib.unescape(re.sub(r"<[^>]+>", "", m))
+            for m in re.findall(r'<pre class="[^"]*show-doc-signature[^"]*"[^>]*>(.*?)</pre>', html, re.S)]
+
+
+def test_show_doc_signatures_have_no_comments(site):
+    "Docments live in the table, so no signature carries a `# comment` (read with the tokenizer: `#` in strings is fine)."
+    total = 0
+    for _, name in _pages():
+        for sig in _signatures((site / f"{name}.html").read_text(encoding="utf-8")):
+            total += 1
+            toks = tokenize.generate_tokens(io.StringIO(sig + "\n").readline)
+            comments = [t.string for t in toks if t.type == tokenize.COMMENT]
+            assert not comments, f"{name}.html: signature with comments: {sig!r}"
+    assert total > 20, f"only {total} show_doc signatures on the whole site"
+
+
+OVERFLOW = """const pres = [...document.querySelectorAll('pre.show-doc-signature')];
+report({count: pres.length, wide: pres.filter(p => p.scrollWidth > p.clientWidth + 1).map(p => p.textContent.slice(0, 80))});"""
+
+
+def test_show_doc_signatures_do_not_scroll(site, browser):
+    "Signatures wrap: none is wider than its box at 1280 px, on core.html and on the page with the longest line."
+    sigs = {name: _signatures((site / f"{name}.html").read_text(encoding="utf-8")) for _, name in _pages()}
+    widest = max((len(line), name) for name, ss in sigs.items() for s in ss for line in s.splitlines())[1]
+    for name in sorted({"core", widest}):
+        got = probe(browser, site / f"{name}.html", OVERFLOW)
+        assert got and got["count"] == len(sigs[name]), f"{name}.html: {len(sigs[name])} signatures, measured {got}"
+        assert not got["wide"], f"{name}.html: signatures with a horizontal scroll bar at 1280 px: {got['wide']}"
+
+
+def test_previous_next_links_follow_the_sidebar(site, browser):
+    "Each page ends with links to the pages before and after it in the sidebar, and they resolve."
+    order = [Path(l.split("#")[0]).stem for l in parse(dom(browser, site / "index.html")).sidebar
+             if not re.match(r"^[a-z]+:", l) and l.split("#")[0]]
+    assert order == [name for _, name in _pages()], "the sidebar is not in notebook (data-flow) order"
+    for i, name in enumerate(order):
+        nav = re.search(r'<nav class="page-navigation">(.*?)</nav>', (site / f"{name}.html").read_text(encoding="utf-8"), re.S)
+        assert nav, f"{name}.html has no previous/next links"
+        want = {"previous": order[i - 1] if i > 0 else None, "next": order[i + 1] if i + 1 < len(order) else None}
+        for side, page in want.items():
+            div = re.search(rf'<div class="nav-page nav-page-{side}">(.*?)</div>', nav.group(1), re.S)
+            href = re.search(r'href="([^"]+)"', div.group(1)) if div else None
+            got = href.group(1) if href else None
+            assert got == (f"{page}.html" if page else None), f"{name}.html: {side} link is {got}, expected {page}"
+            if got: assert (site / got).exists(), f"{name}.html: {side} link {got} does not resolve"
 
 
 def test_figures_are_images(site, browser):
@@ -137,6 +268,56 @@ def test_figures_are_images(site, browser):
         assert len(imgs) >= n_figs, f"{name}: {n_figs} figures in the notebook, {len(imgs)} images on the page"
         checked += 1
     if not checked: pytest.skip("no notebook draws a figure yet")
+
+
+def _word_on_one_page() -> tuple[str, str]:
+    """A word of a notebook's prose that occurs nowhere in any other notebook (sources and outputs), and its page.
+    The longest such word, so that the fuzzy search has the fewest near misses elsewhere."""
+    texts = {name: nb.read_text(encoding="utf-8").lower() for nb, name in _pages()}
+    candidates = []
+    for nb, name in _pages():
+        prose = " ".join("".join(c["source"]) for c in json.loads(nb.read_text(encoding="utf-8"))["cells"]
+                         if c["cell_type"] == "markdown").lower()
+        prose = re.sub(r"\]\([^)]*\)|https?://\S+", " ", prose)  # link targets are not text on the page
+        for word in set(re.findall(r"(?<![\\\w])[a-z]{8,}\b", prose)):  # no LaTeX commands
+            if not any(word in text for other, text in texts.items() if other != name):
+                candidates.append((-len(word), word, name))
+    assert candidates, "no word occurs in only one notebook"
+    _, word, name = min(candidates)
+    return word, name
+
+
+SEARCH = """const input = document.querySelector('.smalldocs-search input');
+input.value = %s;
+input.dispatchEvent(new Event('input', {bubbles: true}));
+const results = document.querySelector('.smalldocs-search-results');
+for (let i = 0; i < 100 && !results.querySelector('.search-result, .search-none'); i++) await new Promise(r => setTimeout(r, 50));
+report({hrefs: [...results.querySelectorAll('a.search-result')].map(a => a.getAttribute('href')),
+        none: !!results.querySelector('.search-none')});"""
+
+
+@pytest.fixture(scope="module")
+def http_site(site):
+    "The site served over http on a free local port, for the same checks as from disk."
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def __init__(self, *a, **kw): super().__init__(*a, directory=str(site), **kw)
+        def log_message(self, *a): pass
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Quiet)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_port}"
+    server.shutdown(); server.server_close()
+
+
+@pytest.mark.parametrize("scheme", ["file", "http"])
+def test_search_finds_a_page(site, browser, http_site, scheme):
+    "Typing a word into the search box lists the one page with that word, on a page opened from disk or over http."
+    word, want = _word_on_one_page()
+    got = probe(browser, site / "index.html", SEARCH % json.dumps(word), base_url=http_site if scheme == "http" else None)
+    assert got is not None, "the search probe did not run"
+    assert not got["none"], f"search for {word!r} says 'No results' ({scheme})"
+    pages = [os.path.normpath(h.split("#")[0]) for h in got["hrefs"]]
+    assert f"{want}.html" in pages, f"search for {word!r} ({scheme}) lists {pages}, not {want}.html"
+    for p in pages: assert (site / p).exists(), f"search result {p} does not exist"
 
 
 def test_screenshot_for_humans(site, browser):

@@ -13,11 +13,16 @@ script does what they do with the pieces of nbdev that do not need it:
    into `_proc/`, naming each page after its `output-file` (`00_core.ipynb` -> `core.ipynb`), because smalldocs
    ignores `output-file` and nbdev's doc links point at `core.html`;
 3. **render** `_proc/` with smalldocs into `_docs/`, then serve KaTeX from the site itself (smalldocs loads it from
-   a CDN, which leaves raw `\\(...\\)` on an offline machine).
+   a CDN, which leaves raw `\\(...\\)` on an offline machine) and give search its index as a script, so that it
+   works on pages opened from disk (`file://`), where browsers refuse smalldocs' fetch of `search.json`.
+
+Step 2 also renders show_doc blocks as nbdev 2.3 did: a signature without comments, then a table of the parameters
+(type, default, and the docment as details) instead of nbdev 2.4's docments as comments that run off to the right.
 """
 from __future__ import annotations
 
 import hashlib
+import inspect
 import json
 import os
 import re
@@ -167,9 +172,11 @@ def _needs_doc_eval(cell) -> bool | None:
 def process_notebook(src: str, dest: str, names: dict[str, str]) -> None:
     "Run nbdev's doc processors (show_doc, hide, echo, front matter...) over an executed notebook."
     from execnb.nbio import read_nb, write_nb
-    from nbdev import processors
+    from nbdev import processors, showdoc
     from nbdev.processors import FilterDefaults
     processors._do_eval = _needs_doc_eval
+    # what `renderer = ...` in settings.ini would do, for the site only: show_doc looks this name up at each call
+    showdoc.BasicMarkdownRenderer = param_table_renderer()
     os.chdir(ROOT)  # nbdev finds settings.ini from the working directory
     nb = read_nb(src)
     FilterDefaults()(nb)
@@ -219,6 +226,126 @@ def sidebar_yaml(pages: list[tuple[Path, str]]) -> str:
     return "\n".join(lines) + "\n"
 
 
+# ---------------------------------------------------------------------------------------------------- show_doc
+# nbdev 2.4's show_doc prints the signature as code with each docment as a `# comment` after its parameter, so long
+# comments run off behind a scroll bar. nbdev 2.3 and earlier put the docments in a table (fastcore's `DocmentTbl`:
+# name, **Type**, **Default**, **Details**); this renderer brings that table back, under a signature without comments.
+# `DocmentTbl` itself is not used: it does not escape the `|` of `str | Path`, which splits the table's row; it shows
+# the default `''` as an empty cell (as if there were none) and `'w'` as `w`; and it writes the type of the default
+# for unannotated parameters (`file=None` becomes "NoneType").
+SIGNATURE_WIDTH = 68  # longer signatures get one parameter per line; 70 characters fill the page at 1280 px
+STARS = {inspect.Parameter.VAR_POSITIONAL: "*", inspect.Parameter.VAR_KEYWORD: "**"}
+
+
+def _annotation(a) -> str:
+    "An annotation as written in the source (a string under `from __future__ import annotations`, or a `ForwardRef`)."
+    a = getattr(a, "__forward_arg__", a)
+    return a if isinstance(a, str) else inspect.formatannotation(a)
+
+
+def _default(d) -> str:
+    "A default as code: repr, or the name of a class or function (not `<class 'argparse.HelpFormatter'>`)."
+    return d.__qualname__ if inspect.isclass(d) or inspect.isroutine(d) else repr(d)
+
+
+def _signature(sym) -> inspect.Signature | None:
+    "The signature a caller sees (no `self`), or None where Python cannot read one (a builtin constructor)."
+    try: sig = inspect.signature(sym)
+    except (TypeError, ValueError): return None
+    return sig.replace(parameters=[p for p in sig.parameters.values() if p.name != "self"])
+
+
+def _returns(sym, sig: inspect.Signature) -> str | None:
+    "The return annotation as text; None for a class (its `__init__` returns None) or when there is none."
+    if inspect.isclass(sym) or sig.return_annotation is sig.empty: return None
+    return _annotation(sig.return_annotation)
+
+
+def signature_text(sym) -> str:
+    "`def name(a: int, b: str = 'x') -> T` (or `class Name(...)`), one parameter per line when it is long."
+    P = inspect.Parameter
+    name = getattr(sym, "__name__", type(sym).__name__)
+    if inspect.isclass(sym): kw = "class"
+    else: kw = "async def" if inspect.iscoroutinefunction(sym) else "def"
+    sig = _signature(sym)
+    if sig is None:  # an exception with the builtin constructor: its bases say more than `*args, **kwargs`
+        bases = ", ".join(b.__name__ for b in getattr(sym, "__bases__", ()) if b is not object)
+        return f"{kw} {name}({bases})" if inspect.isclass(sym) else f"{kw} {name}(...)"
+    params, parts = list(sig.parameters.values()), []
+    for i, p in enumerate(params):
+        if p.kind is P.KEYWORD_ONLY and (i == 0 or params[i - 1].kind not in (P.KEYWORD_ONLY, P.VAR_POSITIONAL)):
+            parts.append("*")
+        text = STARS.get(p.kind, "") + p.name
+        if p.annotation is not p.empty: text += f": {_annotation(p.annotation)}"
+        if p.default is not p.empty: text += (" = " if p.annotation is not p.empty else "=") + _default(p.default)
+        parts.append(text)
+        if p.kind is P.POSITIONAL_ONLY and (i + 1 == len(params) or params[i + 1].kind is not P.POSITIONAL_ONLY):
+            parts.append("/")
+    ret = _returns(sym, sig)
+    ret = f" -> {ret}" if ret else ""
+    line = f"{kw} {name}({', '.join(parts)}){ret}"
+    if len(line) <= SIGNATURE_WIDTH: return line
+    return f"{kw} {name}(\n" + "".join(f"    {p},\n" for p in parts) + f"){ret}"
+
+
+def _code_span(s: str) -> str:
+    "Markdown code for `s`, with a fence of backticks longer than any run inside it."
+    fence = "`" * (max((len(r) for r in re.findall(r"`+", s)), default=0) + 1)
+    pad = " " if s.startswith("`") or s.endswith("`") else ""
+    return f"{fence}{pad}{s}{pad}{fence}"
+
+
+def _table_cell(s: str) -> str:
+    "Text that stays in one cell of a Markdown table (GFM reads `\\|` as a pipe, in code spans too)."
+    return s.replace("|", r"\|").replace("\n", "<br>")
+
+
+def param_table(sym) -> str:
+    "nbdev's parameter table: a row per parameter (and the return), columns Type, Default and Details; empty columns go."
+    from fastcore.docments import docments
+    sig = _signature(sym)
+    if not sig or not sig.parameters: return ""
+    try: dm = docments(sym, full=True)
+    except (OSError, TypeError, ValueError): return ""  # no source to read the comments from
+    said = lambda n: (dm.get(n) or {}).get("docment") or ""
+    if not any(said(n) for n in [*sig.parameters, "return"]): return ""  # no docments: nbdev shows no table either
+    rows = [[_code_span(STARS.get(p.kind, "") + p.name),
+             _code_span(_annotation(p.annotation)) if p.annotation is not p.empty else "",
+             _code_span(_default(p.default)) if p.default is not p.empty else "",
+             said(p.name)] for p in sig.parameters.values()]
+    ret = _returns(sym, sig)
+    if not inspect.isclass(sym) and (ret or said("return")):
+        rows.append(["**Returns**", _code_span(ret) if ret else "", "", said("return")])
+    keep = [0] + [c for c in (1, 2) if any(r[c] for r in rows)] + [3]
+    header = ["", "**Type**", "**Default**", "**Details**"]
+    lines = ["| " + " | ".join(header[c] for c in keep) + " |", "|" + "---|" * len(keep)]
+    lines += ["| " + " | ".join(_table_cell(r[c]) for c in keep) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+def show_doc_markdown(r) -> str:
+    "The Markdown of one show_doc block: rule, source link and heading as nbdev writes them, signature, docstring, table."
+    from nbdev.doclinks import NbdevLookup
+    md = "---\n\n"
+    src = NbdevLookup().code(r.fn)
+    if src: md += f'[source]({src}){{target="_blank" style="float:right; font-size:smaller"}}\n\n'
+    md += f"{'#' * r.title_level} {r.nm}\n\n```{{.python .show-doc-signature}}\n{signature_text(r.sym)}\n```\n"
+    if r.docs: md += "\n" + re.sub(r"^(\s*)(.+)", r"\1*\2*", r.docs, count=1) + "\n"  # first line in italics, as nbdev
+    table = param_table(r.sym)
+    return md + (f"\n{table}\n" if table else "")
+
+
+def param_table_renderer():
+    "nbdev's show_doc renderer with `show_doc_markdown` for functions and classes (anything else as nbdev shows it)."
+    from nbdev.showdoc import BasicMarkdownRenderer
+
+    class ParamTableRenderer(BasicMarkdownRenderer):
+        def _repr_markdown_(self):
+            if inspect.isroutine(self.sym) or inspect.isclass(self.sym): return show_doc_markdown(self)
+            return super()._repr_markdown_()
+    return ParamTableRenderer
+
+
 # ---------------------------------------------------------------------------------------------------- render
 def katex_dist() -> Path:
     "KaTeX's `dist/` folder, unpacked from the npm registry's tarball once and kept in `.cache/`."
@@ -254,6 +381,34 @@ def bundle_katex(site: Path) -> int:
     return changed
 
 
+# smalldocs' search reads the index with fetch(), which browsers refuse for file:// pages, so the search box of a site
+# opened from disk says "No results". A <script> may load a local file, so the index also goes out as `search.js`
+# (one global) and the search code reads it through a script tag on first use, over http as from disk.
+SEARCH_FETCH = 'const r = await fetch(offset + "search.json");\n      index = await r.json();'
+SEARCH_SCRIPT = """index = window.smalldocsSearchIndex || await new Promise((resolve, reject) => {
+        const s = document.createElement("script");  // search.js: the index as a script, which file:// pages may load
+        s.src = offset + "search.js";
+        s.onload = () => resolve(window.smalldocsSearchIndex || []);
+        s.onerror = reject;
+        document.head.appendChild(s);
+      });"""
+
+
+def search_from_disk(site: Path) -> int:
+    "Write `search.js` beside `search.json` and make smalldocs' search read it. Returns the number of index entries."
+    entries = json.loads((site / "search.json").read_text(encoding="utf-8"))
+    # U+2028/2029 end a line in JavaScript older than ES2019; escaped they are plain characters in a string
+    data = json.dumps(entries, ensure_ascii=False).replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+    (site / "search.js").write_text(f"window.smalldocsSearchIndex = {data};\n", encoding="utf-8")
+    js = site / "site_libs" / "smalldocs.js"
+    code = js.read_text(encoding="utf-8")
+    if code.count(SEARCH_FETCH) != 1:
+        sys.exit(f"docs: {js.relative_to(ROOT)} no longer loads search.json as tools/docs.py expects "
+                 "(a new smalldocs?); update SEARCH_FETCH so that search works from file://")
+    js.write_text(code.replace(SEARCH_FETCH, SEARCH_SCRIPT), encoding="utf-8")
+    return len(entries)
+
+
 def render(pages: list[tuple[Path, str]]) -> Path:
     "Render `_proc/` with smalldocs into the doc folder and make it work offline."
     site = ROOT / config().doc_path.name
@@ -262,7 +417,9 @@ def render(pages: list[tuple[Path, str]]) -> Path:
     missing = [f"{name}.html" for _, name in pages if not (site / f"{name}.html").exists()]
     if missing: sys.exit(f"docs: smalldocs wrote no page for {missing}")
     n = bundle_katex(site)
-    print(f"  rendered {len(pages)} pages into {site.relative_to(ROOT)}/ (KaTeX bundled into {n} pages with math)")
+    entries = search_from_disk(site)
+    print(f"  rendered {len(pages)} pages into {site.relative_to(ROOT)}/ (KaTeX bundled into {n} pages with math; "
+          f"{entries} search entries in search.js)")
     return site
 
 
