@@ -29,10 +29,10 @@ import torch.nn.functional as F
 
 from transformer_components.core import shared_data
 from transformer_components.embeddings import load_glove, load_safetensors_tensor
-from transformer_components.encoder import SentimentClassifier
+from transformer_components.encoder import EncoderConfig, SentimentClassifier, encode_texts, pad_batch
 from transformer_components.sentiment_data import read_sentiment_file
 from transformer_components.tokenizer_cli import load_any_tokenizer
-from transformer_components.training import _pretrained_tokenizer, encode_texts, make_batches, pad_batch, warmup_linear
+from transformer_components.training import _pretrained_tokenizer, make_batches, warmup_linear
 from transformer_components.wordpiece import WordPiece
 
 
@@ -154,7 +154,7 @@ def main():
     (Xtr, Xv, Xt), (ytr, yv, yt) = map(enc, (train, valid, test)), [torch.tensor([l for _, l in d]) for d in (train, valid, test)]
     is_sentence = torch.tensor([float(t in sentences) for t, _ in train])
     if a.init_from: model = SentimentClassifier.from_bert(a.init_from, dropout=a.dropout)  # a pretrained BERT-family encoder
-    else: model = SentimentClassifier(len(tok.vocab), a.dim, 128, a.layers, a.heads, a.ff_dim, a.dropout, True, a.positions, "mean", 2, 0)
+    else: model = SentimentClassifier(EncoderConfig(len(tok.vocab), a.dim, a.layers, a.heads, a.ff_dim, 128, a.dropout, a.positions))
     if a.glove:
         vecs = load_glove(a.glove, tok.vocab)
         print(vecs, flush=True)

@@ -174,9 +174,9 @@ def _count_terms(
 def tf_idf(
     docs: Sequence,  # `N` documents: strings (split by `tokenizer`) or lists of tokens
     tokenizer: Callable[[str], list[str]] | None = None,  # splits string documents; `None`: `simple_words`
-    base: float = 10.0,  # logarithm base of the idf; 10 as in reference document 002
+    base: float = 10.0,  # logarithm base of the idf; 10 as in the tokenization chapter
 ) -> TfIdf:
-    "TF-IDF as reference document 002 defines it: `tf = count / length`, `idf = log_base(N / df)`; matrices `[N, terms]`."
+    "TF-IDF as the tokenization chapter defines it: `tf = count / length`, `idf = log_base(N / df)`; matrices `[N, terms]`."
     if isinstance(base, bool) or not isinstance(base, (int, float)) or base <= 0 or base == 1:
         raise ValueError(f"base must be a number > 0 and != 1, got {base!r}")
     terms, counts = _count_terms(docs, tokenizer)
