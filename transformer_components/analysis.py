@@ -64,6 +64,7 @@ def cosine_similarity(
     dtype = torch.promote_types(a.dtype, b.dtype)
     return (_unit(a.to(dtype)) * _unit(b.to(dtype))).sum(-1).clamp(-1, 1)
 
+# %% ../nbs/30_analysis.ipynb #0566bb53
 def cosine_distance(
     a,  # vectors `[..., dim]`
     b,  # vectors `[..., dim]`, broadcastable against `a`
@@ -81,6 +82,7 @@ def _row_sets(a, b):
     dtype = torch.promote_types(a.dtype, b.dtype)
     return a.to(dtype), b.to(dtype)
 
+# %% ../nbs/30_analysis.ipynb #07b5b868
 def cosine_similarity_matrix(
     a,  # vectors `[n, dim]`
     b=None,  # vectors `[m, dim]`; `None` compares `a` with itself
@@ -89,6 +91,7 @@ def cosine_similarity_matrix(
     a, b = _row_sets(a, b)
     return (_unit(a) @ _unit(b).T).clamp(-1, 1)
 
+# %% ../nbs/30_analysis.ipynb #77c2d2c2
 def cosine_distance_matrix(
     a,  # vectors `[n, dim]`
     b=None,  # vectors `[m, dim]`; `None` compares `a` with itself
@@ -114,6 +117,7 @@ def pe_correlation(
     pe = _as_float("pe", pe, ndim=2, shape_hint="[positions, dim]")
     return cosine_similarity_matrix(pe) if normalize else pe @ pe.T
 
+# %% ../nbs/30_analysis.ipynb #40172f19
 def pe_distance(
     pe,  # one encoding per row: `[positions, dim]`
 ) -> torch.Tensor:
@@ -236,6 +240,7 @@ def plot_heatmap(
     if title: ax.set_title(title)
     return fig
 
+# %% ../nbs/30_analysis.ipynb #45d21e4f
 def plot_pe_correlation(
     pe,  # one encoding per row: `[positions, dim]`
     normalize: bool = False,  # plot cosine similarities instead of dot products
@@ -245,6 +250,7 @@ def plot_pe_correlation(
     return plot_heatmap(pe_correlation(pe, normalize), "Position", "Position",
                         "Cosine similarity of encodings" if normalize else "Correlation (dot product) of encodings", ax=ax)
 
+# %% ../nbs/30_analysis.ipynb #b725b1f2
 def plot_pe_distance(
     pe,  # one encoding per row: `[positions, dim]`
     ax=None,  # matplotlib axes to draw into

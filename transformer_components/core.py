@@ -55,6 +55,7 @@ def find_shared_data(
 class MissingDataError(FileNotFoundError):
     "Raised when a test or benchmark asks for shared data that is not on this machine."
 
+# %% ../nbs/00_core.ipynb #ca2739f3
 def shared_data(
     *parts: str,  # path inside the data folder, e.g. `"vocab", "gpt2", "vocab.json"` or `"vocab/gpt2/vocab.json"`
     start: str | Path | None = None,  # where the upward search begins
@@ -70,6 +71,7 @@ def shared_data(
         raise MissingDataError(f"{'/'.join(parts)!r} is not in the shared data folder {root}.")
     return path
 
+# %% ../nbs/00_core.ipynb #514e0c78
 def has_shared_data(*parts: str) -> bool:
     "Whether the shared data (or the given path inside it) is present."
     try: shared_data(*parts); return True
@@ -116,6 +118,7 @@ def atomic_write(
 class FolderLockedError(OSError):
     "Another process holds the lock on a folder."
 
+# %% ../nbs/00_core.ipynb #b5e158a2
 def _try_lock(fd: int) -> bool:
     "Take an exclusive lock on the open file `fd` without waiting; False when another process holds it."
     try:
@@ -255,6 +258,7 @@ class _HelpFormatter(argparse.RawDescriptionHelpFormatter):
             text += " (default: %(default)s)"
         return text
 
+# %% ../nbs/00_core.ipynb #e641746e
 class CommandParser(argparse.ArgumentParser):
     "An `ArgumentParser` that also takes `--long_option` for `--long-option`."
     def parse_known_args(self, args=None, namespace=None):
@@ -262,6 +266,7 @@ class CommandParser(argparse.ArgumentParser):
         stop = args.index("--") if "--" in args else len(args)
         return super().parse_known_args([_dashed(a) for a in args[:stop]] + args[stop:], namespace)
 
+# %% ../nbs/00_core.ipynb #fe599458
 def _dashed(arg: str) -> str:
     "`--vocab_size=8` -> `--vocab-size=8`; values and positional arguments are left alone."
     if not arg.startswith("--") or arg == "--": return arg
@@ -302,6 +307,7 @@ def _os_error_text(e: OSError) -> str:
     if e.filename is not None and e.strerror: return f"{e.filename}: {e.strerror}"
     return e.strerror or str(e)
 
+# %% ../nbs/00_core.ipynb #706a988f
 @contextmanager
 def cli_errors(
     prog: str,  # the console script's name, for the message

@@ -109,6 +109,7 @@ def _open_text(path: Path):
     if magic == b"\x1f\x8b": return gzip.open(path, "rt", encoding="utf-8", newline="\n")
     return open(path, "rt", encoding="utf-8", newline="\n")
 
+# %% ../nbs/10_embeddings.ipynb #63abeedd
 def _vocab_rows(vocab) -> tuple[dict, int]:
     "`vocab` (list of words or mapping word → row) as a mapping plus the number of rows."
     if isinstance(vocab, dict):
@@ -191,6 +192,7 @@ def _read_header(path: Path) -> tuple[dict, dict, int]:
     for name, e in header.items(): _check_entry(path, name, e, size - 8 - n)
     return header, metadata, 8 + n
 
+# %% ../nbs/10_embeddings.ipynb #9412d4d4
 def _check_entry(path, name, e, data_len):
     if not (isinstance(e, dict) and {"dtype", "shape", "data_offsets"} <= e.keys()):
         raise ValueError(f"{path}: entry {name!r} lacks dtype/shape/data_offsets")
@@ -239,6 +241,7 @@ def _digest(entries: dict, data: bytes | memoryview) -> str:
     h.update(data)
     return h.hexdigest()
 
+# %% ../nbs/10_embeddings.ipynb #c4acca95
 def save_safetensors(
     tensors: dict[str, torch.Tensor],  # name -> tensor (any device; written from CPU copies, row-major)
     path: str | Path,  # destination, written atomically

@@ -100,6 +100,7 @@ class EncoderBlock(nn.Module):
 def _ff(self: EncoderBlock, h):
     return self.dropout2(self.linear2(self.dropout(self.activation(self.linear1(h)))))
 
+# %% ../nbs/41_encoder.ipynb #898f9b86
 @patch
 def forward(self: EncoderBlock,
             x: torch.Tensor,  # `[batch, seq, embedding_dim]`
@@ -147,6 +148,7 @@ def _check_input(self: TransformerEncoder, tokens, token_positions):
         raise ValueError(f"the input needs {longest} positions but learned positions stop at max_seq_len={self.config.max_seq_len}; "
                          f"truncate the input or build the encoder with a larger max_seq_len")
 
+# %% ../nbs/41_encoder.ipynb #50cdf470
 @patch
 def _embed(self: TransformerEncoder, tokens, token_positions):
     "Token plus position vectors `[batch, seq, embedding_dim]` (token vectors only for rotary positions), zero at padding."
@@ -214,6 +216,7 @@ def pool(self: SentimentClassifier,
         pooled = torch.where(keep, h, 0.0).sum(1) / keep.sum(1).clamp_min(1)
     return (pooled, w) if need_weights else pooled
 
+# %% ../nbs/41_encoder.ipynb #fc44a460
 @patch
 def forward(self: SentimentClassifier,
             tokens: torch.Tensor,  # token ids `[batch, seq]`, padded with `pad_id`
@@ -295,6 +298,7 @@ def _load_checked_tokenizer(folder: Path, cfg: dict, vocab_size: int):
         raise ValueError(f"{path} has {tok.vocab_size} tokens but the model has {vocab_size} token vectors")
     return tok
 
+# %% ../nbs/41_encoder.ipynb #6d67d183
 @patch(cls_method=True)
 def from_pretrained(cls: SentimentClassifier,
                     folder: str | Path,  # written by `save_pretrained`, or a `tc-train` run folder (its best model)
@@ -326,6 +330,7 @@ def encode_texts(
         out.append(ids if len(ids) <= max_seq_len else ids[: max_seq_len - 1] + ids[-1:])
     return out
 
+# %% ../nbs/41_encoder.ipynb #111f46ab
 def pad_batch(
     seqs: list[list[int]],  # id lists of any lengths
     pad_id: int = 0,  # filler id
@@ -354,6 +359,7 @@ def predict_proba(self: SentimentClassifier,
             out.append(self(pad_batch(ids[s : s + batch_size], self.config.pad_id).to(dev)).softmax(-1).cpu())
     return torch.cat(out) if out else torch.empty(0, self.num_classes)
 
+# %% ../nbs/41_encoder.ipynb #616116d8
 @patch
 def predict(self: SentimentClassifier, texts: list[str], batch_size: int = 64) -> list[dict]:
     "`[{'label': name, 'probabilities': {name: p, ...}}, ...]`, one dict per text."
@@ -434,6 +440,7 @@ def load_bert_weights(
         for k, v in state.items(): expected[k].copy_(v)
     return encoder
 
+# %% ../nbs/41_encoder.ipynb #5cf39db1
 def load_bert_encoder(
     path: str | Path,  # a Hugging Face model folder (`config.json` + `model.safetensors`), or the `.safetensors` file
     dropout: float | None = None,  # default: the config's `hidden_dropout_prob`

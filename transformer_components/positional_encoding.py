@@ -11,7 +11,7 @@ import torch
 import torch.nn as nn
 from fastcore.basics import patch
 
-from .core import check_positive_int, check_token_ids
+from .core import check_choice, check_number, check_positive_int, check_token_ids
 from .embeddings import TokenEmbeddings
 
 # %% auto #0
@@ -21,10 +21,9 @@ __all__ = ['LAYOUTS', 'sinusoidal_angles', 'sinusoidal_encoding', 'plot_encoding
 # %% ../nbs/11_positional_encoding.ipynb #fc17efb1
 LAYOUTS = ("interleaved", "half")  # the same names as RotaryEmbedding's layouts
 
-def _check_layout(layout):
-    if layout not in LAYOUTS: raise ValueError(f"layout must be one of {LAYOUTS}, got {layout!r}")
-    return layout
+def _check_layout(layout): return check_choice("layout", layout, LAYOUTS)
 
+# %% ../nbs/11_positional_encoding.ipynb #9ff641ea
 def sinusoidal_angles(
     token_positions: torch.Tensor,  # positions of any shape, e.g. `[seq]` or `[batch, seq]` (ints or floats)
     embedding_dim: int,  # encoding size `d`
@@ -32,7 +31,7 @@ def sinusoidal_angles(
 ) -> torch.Tensor:  # float64 angles `[*token_positions.shape, ceil(embedding_dim/2)]`
     r"Angles $\omega_k t$ for each position and each frequency $k = 0 .. \lceil d/2 \rceil - 1$, in float64."
     check_positive_int("embedding_dim", embedding_dim)
-    if not base > 1: raise ValueError(f"base must be > 1, got {base}")
+    check_number("base", base, 1, low_open=True)
     k = torch.arange(0, (embedding_dim + 1) // 2, dtype=torch.float64, device=token_positions.device)
     inv_freq = torch.pow(torch.tensor(float(base), dtype=torch.float64, device=token_positions.device), -2 * k / embedding_dim)
     return token_positions.to(torch.float64)[..., None] * inv_freq
@@ -116,7 +115,7 @@ class PositionalEncoder(nn.Module):
         super().__init__()
         self.max_seq_len = check_positive_int("max_seq_len", max_seq_len)
         self.embedding_dim = check_positive_int("embedding_dim", embedding_dim)
-        if not 0.0 <= dropout < 1.0: raise ValueError(f"dropout must be in [0, 1), got {dropout}")
+        check_number("dropout", dropout, 0, 1, high_open=True)
         self.is_learned, self.base, self.layout = bool(is_learned), float(base), _check_layout(layout)
         self.dropout = nn.Dropout(dropout)
         if self.is_learned: self.pos_embedding = nn.Embedding(max_seq_len, embedding_dim)
@@ -133,6 +132,7 @@ def _apply(self: PositionalEncoder, fn, *args, **kwargs):
         self.pos_encodings = sinusoidal_encoding(len(self.pos_encodings), self.embedding_dim, self.base, self.layout).to(self.pos_encodings.device)
     return self
 
+# %% ../nbs/11_positional_encoding.ipynb #f1d16095
 @patch
 def _table(self: PositionalEncoder, needed: int) -> torch.Tensor:
     "The position table with at least `needed` rows: `[rows, dim]`; the fixed one doubles when it must grow."

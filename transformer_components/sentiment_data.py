@@ -22,6 +22,7 @@ LABEL_COLUMNS = ("label", "sentiment", "polarity")  # accepted names of the labe
 class SentimentDataError(ValueError):
     "A sentiment file that cannot be read as asked; the message names the file, the line and what to do."
 
+# %% ../nbs/40_sentiment_data.ipynb #464f112d
 @dataclass
 class SentimentData:
     "Sentences and their 0/1 labels, read from `path`; `skipped` lists (line, reason) of rows left out."
@@ -58,6 +59,7 @@ def _header_columns(line: str) -> tuple[str, list[str]] | None:
             return delim, cols
     return None
 
+# %% ../nbs/40_sentiment_data.ipynb #b361d55b
 def detect_format(
     first_line: str,  # the first non-empty line of the file
 ) -> str:
@@ -117,6 +119,7 @@ def _collect(
     if not out.texts: raise SentimentDataError(f"{where}: no valid rows ({len(out.skipped)} skipped)")
     return out
 
+# %% ../nbs/40_sentiment_data.ipynb #85be653b
 def read_sentiment_file(
     path: str | Path,  # a local file in one of `FORMATS`
     file_format: str = "auto",  # one of `FORMATS`, or "auto" to detect it from the first line
@@ -163,6 +166,7 @@ def _from_datasets(source: str, split: str, skip_bad_rows: bool = False) -> Sent
     return _collect(checked(), SentimentData([], [], f"{source} [{split}]", "datasets"), skip_bad_rows, f"{source} split {split!r}",
                     "row", "pass skip_bad_rows / --skip-bad-rows to leave such rows out")
 
+# %% ../nbs/40_sentiment_data.ipynb #f7bcb3fa
 def load_sentiment(
     source: str | Path,  # a local file, or a Hugging Face data set `name[:config]`, e.g. "stanfordnlp/imdb" or "nyu-mll/glue:sst2"
     split: str = "train",  # the split, for a data set name

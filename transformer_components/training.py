@@ -61,6 +61,7 @@ def make_batches(
     if shuffle: batches = [batches[i] for i in torch.randperm(len(batches), generator=g).tolist()]
     return batches
 
+# %% ../nbs/42_training.ipynb #fbdbe123
 def shard_batches(
     batches: list[list[int]],  # from `make_batches`
     rank: int,  # this process's rank
@@ -91,6 +92,7 @@ STATE_FORMAT = "transformer_components/training-state/2"  # marker every trainin
 class CheckpointError(ValueError):
     "A training state that is missing, corrupt, or was not written by this library."
 
+# %% ../nbs/42_training.ipynb #e9b5d7b6
 def state_digest(obj) -> str:
     "SHA-256 of nested dicts/lists of tensors and plain values: tensors by dtype, shape and bytes, the rest by value."
     h = hashlib.sha256()
@@ -119,6 +121,7 @@ def save_state(
     with atomic_write(path, "wb") as f: f.write(buf.getbuffer())
     return Path(path)
 
+# %% ../nbs/42_training.ipynb #d2379c75
 def load_state(
     path: str | Path,  # a file written by `save_state`
 ) -> dict:
@@ -169,6 +172,7 @@ def read_record(self: RunFolder) -> dict | None:
     if not isinstance(rec, dict) or rec.get("format") != RUN_FORMAT: raise CheckpointError(f"{self.run_json} was not written by tc-train")
     return rec
 
+# %% ../nbs/42_training.ipynb #4ee7c29e
 def _differences(saved: dict, new: dict) -> list[str]:
     "`key: saved -> new` for every resume-relevant setting that differs (nested dicts compared field by field)."
     out = []
@@ -195,6 +199,7 @@ def _clear(self: RunFolder):
     for f in (self.best, self.last, self.run_json, self.tokenizer_json): f.unlink(missing_ok=True)
     shutil.rmtree(self.path / "models", ignore_errors=True)
 
+# %% ../nbs/42_training.ipynb #74e8aaf7
 @patch
 def start(self: RunFolder,
           record: dict,  # the run's settings (`RESUME_KEYS` and more), without `run_id`
@@ -238,6 +243,7 @@ def save_best(self: RunFolder,
     self.collect_garbage()
     return folder
 
+# %% ../nbs/42_training.ipynb #28a43ad0
 @patch
 def collect_garbage(self: RunFolder):
     "Delete model folders `best.json` does not name, and temporary files of interrupted writes."
@@ -271,6 +277,7 @@ class TrainConfig:
         if self.max_steps is not None: check_positive_int("max_steps", self.max_steps)
         if self.max_minutes is not None: check_number("max_minutes", self.max_minutes, 0, low_open=True)
 
+# %% ../nbs/42_training.ipynb #335f8d2f
 RESUMABLE = ("epochs", "batch_size", "lr", "weight_decay", "warmup", "clip", "bucket", "seed")  # fields that shape the run
 
 def train_record(cfg: TrainConfig) -> dict:
@@ -281,12 +288,14 @@ def train_record(cfg: TrainConfig) -> dict:
 def _rank_world():
     return (dist.get_rank(), dist.get_world_size()) if dist.is_available() and dist.is_initialized() else (0, 1)
 
+# %% ../nbs/42_training.ipynb #837b7685
 def _rng_state(device):
     "This process's random-number state (CPU, plus CUDA when training there)."
     st = {"cpu": torch.get_rng_state()}
     if device.type == "cuda": st["cuda"] = torch.cuda.get_rng_state(device)
     return st
 
+# %% ../nbs/42_training.ipynb #226333d1
 def _gather(obj, world):
     "`[obj of rank 0, obj of rank 1, ...]` (collective: every rank must call it)."
     if world == 1: return [obj]
@@ -365,6 +374,7 @@ def batches(self: Trainer, epoch: int) -> list[list[int]]:
     c = self.cfg
     return shard_batches(make_batches(self.lengths, c.batch_size, True, c.bucket, c.seed, epoch), self.rank, self.world)
 
+# %% ../nbs/42_training.ipynb #74db3aab
 @patch
 def step(self: Trainer, idx: list[int]) -> tuple[float, int]:
     "One optimizer step on the examples `idx`; their summed loss and number correct."
@@ -391,6 +401,7 @@ def out_of_time(self: Trainer) -> bool:
         stop = stop or bool(late.item())
     return stop
 
+# %% ../nbs/42_training.ipynb #73b3740b
 @patch
 def train_epoch(self: Trainer) -> bool:
     "Train the rest of the current epoch (from `state.step`); True when `max_steps` or `max_minutes` stopped it."
@@ -439,6 +450,7 @@ def save_state(self: Trainer):
                                "encoder": dataclasses.asdict(self.model.config), "train_config": dataclasses.asdict(self.cfg),
                                "run_id": self.run.record["run_id"]})
 
+# %% ../nbs/42_training.ipynb #98704406
 @patch
 def restore(self: Trainer):
     "Load `last.pt` into model, optimizer, schedule and this process's RNG, after checking it belongs to this run."
@@ -508,10 +520,12 @@ def _read(path, what, file_format, encoding, skip_bad_rows, split="train"):
                            f"{data.skipped[0][1]})", file=sys.stderr)
     return data
 
+# %% ../nbs/42_training.ipynb #056548f5
 def _source(path) -> dict:
     "What a data argument names, with the file's digest when it is a file (so `--resume` notices edited data)."
     return {"source": str(path), "sha256": file_sha256(path) if Path(path).is_file() else None}
 
+# %% ../nbs/42_training.ipynb #7ad201eb
 def _setup_distributed() -> torch.device:
     "Join the torchrun process group when launched by torchrun; the device this process trains on."
     dev = default_device()
@@ -546,6 +560,7 @@ def _pretrained_tokenizer(folder: Path) -> str:
         if (folder / name).is_file(): return str(folder / name)
     raise FileNotFoundError(f"--init-from {folder}: no tokenizer.json or vocab.txt in the folder; name the model's tokenizer with --tokenizer")
 
+# %% ../nbs/42_training.ipynb #52e1c7bd
 def _make_tokenizer(a, texts: list[str]) -> tuple[WordPiece, dict]:
     "The run's tokenizer, in memory (loaded, the `--init-from` model's, or trained on `texts`), and how it was made."
     given = a.tokenizer or (_pretrained_tokenizer(Path(a.init_from)) if a.init_from else None)
@@ -588,6 +603,7 @@ def _data_options(p):
     p.add_argument("--encoding", default="utf-8", help="text encoding of the data files (e.g. cp1252)")
     p.add_argument("--file-format", choices=FORMATS + ("auto",), default="auto", help="layout of the data files")
 
+# %% ../nbs/42_training.ipynb #8014f555
 def _train_parser():
     p = command_parser("tc-train", "Train a tokenizer and a transformer sentiment classifier into the run folder OUT.",
                        "example:\n  tc-train --train train.tsv --valid dev.tsv --out run --epochs 3\n  tc-predict --model run 'a gripping film'")
@@ -625,6 +641,7 @@ def _build(a, tok: WordPiece, device) -> SentimentClassifier:
     torch.manual_seed(a.seed)
     return _make_model(a, tok).to(device)
 
+# %% ../nbs/42_training.ipynb #ab462ec2
 def _record(sources, tok_info, model, cfg, world) -> dict:
     "What `run.json` records, and what `--resume` must match."
     return {"data": sources, "tokenizer": tok_info, "encoder": dataclasses.asdict(model.config), "num_classes": model.num_classes,
@@ -688,6 +705,7 @@ def tc_eval(argv: list[str] | None = None):  # arguments (default: the command l
         print(f"{d.path}: {m['n']} sentences, loss {m['loss']:.4f}, accuracy {m['accuracy']:.4f} ({time.monotonic() - start:.1f}s)")
         print(json.dumps({"accuracy": m["accuracy"], "n": m["n"]}))
 
+# %% ../nbs/42_training.ipynb #f1f16d98
 def _model_arg(path: str) -> Path:
     "`--model`: an existing folder (a missing one is named as such, not as a missing file inside it)."
     if not Path(path).is_dir(): raise FileNotFoundError(2, "no such folder (give a tc-train run folder or a model folder)", path)
@@ -701,6 +719,7 @@ def _input_lines(a):
     with f if f is not sys.stdin else contextlib.nullcontext():
         for n, line in enumerate(f, 1): yield n, line.rstrip("\n")
 
+# %% ../nbs/42_training.ipynb #1eaf974c
 def _write_predictions(model, batch, as_json):
     for (n, text), pred in zip(batch, model.predict([t for _, t in batch])):
         if as_json: print(json.dumps({"line": n, "text": text, **pred}, ensure_ascii=False))
