@@ -250,7 +250,7 @@ def test_eval_last_line_is_json(trained, env):
     res = run([script("tc-eval"), "--model", out, "--data", data], env)
     assert res.returncode == 0, res.stderr
     last = json.loads(res.stdout.strip().splitlines()[-1])
-    assert set(last) == {"accuracy", "n"} and last["n"] == 300
+    assert set(last) == {"accuracy", "macro_f1", "n", "confusion"} and last["n"] == 300
     assert last["accuracy"] > 0.85, last  # chance is about 0.5
 
 

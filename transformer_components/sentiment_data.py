@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 # %% auto #0
-__all__ = ['FORMATS', 'TEXT_COLUMNS', 'LABEL_COLUMNS', 'SentimentDataError', 'SentimentData', 'detect_format',
-           'read_sentiment_file', 'load_sentiment']
+__all__ = ['FORMATS', 'TEXT_COLUMNS', 'LABEL_COLUMNS', 'SentimentDataError', 'SentimentData', 'detect_format', 'label_classes',
+           'class_index', 'read_sentiment_file', 'load_sentiment']
 
 # %% ../nbs/40_sentiment_data.ipynb #ad4fae72
 FORMATS = ("header", "label_first", "text_tab_label")  # the file layouts `read_sentiment_file` understands
@@ -25,18 +25,19 @@ class SentimentDataError(ValueError):
 # %% ../nbs/40_sentiment_data.ipynb #464f112d
 @dataclass
 class SentimentData:
-    "Sentences and their 0/1 labels, read from `path`; `skipped` lists (line, reason) of rows left out."
+    "Sentences and their class indices, read from `path`; `classes` names them; `skipped` lists (line, reason) of rows left out."
     texts: list[str]
-    labels: list[int]
+    labels: list[int]  # index into `classes` of each text's label
     path: str = ""
     file_format: str = ""
     skipped: list[tuple[int, str]] = field(default_factory=list)
+    classes: list[str] = field(default_factory=list)  # class names in index order
     def __len__(self): return len(self.texts)
     def __getitem__(self, i): return self.texts[i], self.labels[i]
     def __repr__(self):
-        counts = {k: self.labels.count(k) for k in (0, 1)}
+        counts = {c: self.labels.count(i) for i, c in enumerate(self.classes)}
         return (f"SentimentData({len(self)} rows from {Path(self.path).name or '?'} [{self.file_format}], "
-                f"labels {counts}, {len(self.skipped)} skipped)")
+                f"classes {counts}, {len(self.skipped)} skipped)")
 
 # %% ../nbs/40_sentiment_data.ipynb #51f52772
 def _decode(raw: bytes, path: str, encoding: str) -> str:
@@ -65,11 +66,11 @@ def detect_format(
 ) -> str:
     "Which of `FORMATS` a file whose first non-empty line is `first_line` uses; `SentimentDataError` when none fits."
     if _header_columns(first_line): return "header"
-    if first_line[:2] in ("0 ", "1 "): return "label_first"
-    if "\t" in first_line and first_line.rstrip("\r").rsplit("\t", 1)[1].strip() in ("0", "1"): return "text_tab_label"
+    if first_line.partition(" ")[0].isdigit() and " " in first_line: return "label_first"
+    if "\t" in first_line and first_line.rstrip("\r").rsplit("\t", 1)[1].strip().isdigit(): return "text_tab_label"
     raise SentimentDataError(
         f"cannot tell the format from the first line {first_line[:60]!r}: expected a header naming a text column "
-        f"{TEXT_COLUMNS} and a label column {LABEL_COLUMNS}, '<0|1> sentence', or 'sentence<TAB><0|1>'; "
+        f"{TEXT_COLUMNS} and a label column {LABEL_COLUMNS}, '<label> sentence', or 'sentence<TAB><label>'; "
         f"name the format with --file-format {{{','.join(FORMATS)}}}")
 
 # %% ../nbs/40_sentiment_data.ipynb #6d637360
@@ -119,12 +120,54 @@ def _collect(
     if not out.texts: raise SentimentDataError(f"{where}: no valid rows ({len(out.skipped)} skipped)")
     return out
 
+# %% ../nbs/40_sentiment_data.ipynb #cls001
+def label_classes(
+    labels: list[str],  # the label of every row, as written in the file
+) -> list[str]:
+    "The classes of a label column: `'0' … 'K-1'` for integer labels, the sorted label names otherwise."
+    if all(l.isdigit() for l in labels): return [str(i) for i in range(max(map(int, labels)) + 1)] if labels else []
+    return sorted(set(labels))
+
+def class_index(
+    label: str,  # a label as written: a class name, or an integer index
+    classes: list[str],  # the class names, in index order
+) -> int | None:
+    "The index of `label` among `classes` (by name, or an integer index within range); `None` when it is neither."
+    if label in classes: return classes.index(label)
+    return int(label) if label.isdigit() and int(label) < len(classes) else None
+
+# %% ../nbs/40_sentiment_data.ipynb #cls004
+def _label_problem(label: str) -> str | None:
+    "What is wrong with a label as written, if anything: empty, spaced, or a negative number (hidden test labels)."
+    if not label or " " in label: return "the label is empty or has spaces"
+    if label.startswith("-") and label[1:].isdigit(): return f"label {label!r} is negative: class indices start at 0 (hidden test labels?)"
+    return None
+
+# %% ../nbs/40_sentiment_data.ipynb #cls003
+def _assign_classes(
+    rows: list,  # `(number, text, label string, problem)` per row
+    classes: list[str] | None,  # the classes to insist on; `None`: found from the good rows' labels
+) -> tuple[list, list[str]]:
+    "The rows with class indices (a label that fits no class becomes a problem), and the classes."
+    if classes is None:
+        good = [l for _, _, l, p in rows if p is None]
+        kind = good[0].isdigit() if good else True
+        rows = [(n, t, l, p if p or l.isdigit() == kind else f"label {l!r} is not {'an integer' if kind else 'a name'} like the first row's")
+                for n, t, l, p in rows]
+        classes = label_classes([l for _, _, l, p in rows if p is None])
+    out = []
+    for n, t, l, p in rows:
+        i = None if p else class_index(l, classes)
+        out.append((n, t, i, p or (None if i is not None else f"label {l[:20]!r} is not one of the classes {', '.join(classes)}")))
+    return out, list(classes)
+
 # %% ../nbs/40_sentiment_data.ipynb #85be653b
 def read_sentiment_file(
     path: str | Path,  # a local file in one of `FORMATS`
     file_format: str = "auto",  # one of `FORMATS`, or "auto" to detect it from the first line
     encoding: str = "utf-8",  # text encoding of the file (cp1252 for some Rotten Tomatoes copies)
     skip_bad_rows: bool = False,  # leave out (and count) rows with a missing/invalid label or empty text
+    classes: list[str] | None = None,  # the classes to insist on (e.g. the training file's); default: found from the labels
 ) -> SentimentData:
     "Read labelled sentences; a bad row raises `SentimentDataError` naming file and line unless `skip_bad_rows`."
     path = Path(path)
@@ -135,17 +178,15 @@ def read_sentiment_file(
     if not lines: raise SentimentDataError(f"{path}: the file is empty (no labelled rows)")
     try: fmt = detect_format(lines[0][1]) if file_format == "auto" else file_format
     except SentimentDataError as e: raise SentimentDataError(f"{path}: {e}") from None
-    def checked():
-        for n, sentence, label in _rows(lines, fmt, str(path)):
-            if sentence is None: yield n, None, None, label
-            elif label.strip() not in ("0", "1"): yield n, None, None, f"label {label.strip()[:20]!r} is not 0 or 1"
-            elif not sentence.strip(): yield n, None, None, "the text is empty"
-            else: yield n, sentence.strip(), int(label), None
-    return _collect(checked(), SentimentData([], [], str(path), fmt), skip_bad_rows, str(path), "line",
+    rows = [(n, None, None, label) if sentence is None else (n, None, None, _label_problem(label.strip())) if _label_problem(label.strip())
+            else (n, None, None, "the text is empty") if not sentence.strip() else (n, sentence.strip(), label.strip(), None)
+            for n, sentence, label in _rows(lines, fmt, str(path))]
+    rows, found = _assign_classes(rows, classes)
+    return _collect(rows, SentimentData([], [], str(path), fmt, classes=found), skip_bad_rows, str(path), "line",
                     "fix the row, or pass --skip-bad-rows to leave such rows out")
 
 # %% ../nbs/40_sentiment_data.ipynb #082d38ba
-def _from_datasets(source: str, split: str, skip_bad_rows: bool = False) -> SentimentData:
+def _from_datasets(source: str, split: str, skip_bad_rows: bool = False, classes: list[str] | None = None) -> SentimentData:
     "Rows of a Hugging Face data set `name[:config]`, checked like the rows of a file (row numbers count from 0)."
     name, _, config = source.partition(":")
     try: import datasets
@@ -157,23 +198,23 @@ def _from_datasets(source: str, split: str, skip_bad_rows: bool = False) -> Sent
     label_col = next((c for c in LABEL_COLUMNS if c in ds.column_names), None)
     if text_col is None or label_col is None:
         raise SentimentDataError(f"{source}: columns {ds.column_names} lack a text {TEXT_COLUMNS} or label {LABEL_COLUMNS} column")
-    def checked():
-        for row, (text, label) in enumerate(zip(ds[text_col], ds[label_col])):
-            if not isinstance(text, str) or not text.strip(): yield row, None, None, "empty text"
-            elif isinstance(label, bool) or label not in (0, 1):
-                yield row, None, None, f"label {label!r} is not 0 or 1" + (" (hidden labels: use a split that has answers)" if label == -1 else "")
-            else: yield row, text.strip(), int(label), None
-    return _collect(checked(), SentimentData([], [], f"{source} [{split}]", "datasets"), skip_bad_rows, f"{source} split {split!r}",
-                    "row", "pass skip_bad_rows / --skip-bad-rows to leave such rows out")
+    names = getattr(getattr(ds, "features", {}).get(label_col), "names", None)  # a ClassLabel column names its classes
+    rows = [(row, None, None, "empty text") if not isinstance(text, str) or not text.strip() else
+            (row, None, None, f"label {label!r} is not a class index" + (" (hidden labels: use a split that has answers)" if label == -1 else ""))
+            if isinstance(label, bool) or not isinstance(label, int) or label < 0 else (row, text.strip(), str(label), None)
+            for row, (text, label) in enumerate(zip(ds[text_col], ds[label_col]))]
+    rows, found = _assign_classes(rows, classes or names)
+    return _collect(rows, SentimentData([], [], f"{source} [{split}]", "datasets", classes=found), skip_bad_rows,
+                    f"{source} split {split!r}", "row", "pass skip_bad_rows / --skip-bad-rows to leave such rows out")
 
 # %% ../nbs/40_sentiment_data.ipynb #f7bcb3fa
 def load_sentiment(
     source: str | Path,  # a local file, or a Hugging Face data set `name[:config]`, e.g. "stanfordnlp/imdb" or "nyu-mll/glue:sst2"
     split: str = "train",  # the split, for a data set name
-    **kwargs,  # `file_format`, `encoding`, `skip_bad_rows` for local files (`skip_bad_rows` also for data set names)
+    **kwargs,  # `file_format`, `encoding`, `skip_bad_rows`, `classes` for local files (`skip_bad_rows`, `classes` also for data set names)
 ) -> SentimentData:
     "Labelled sentences from a local file (`read_sentiment_file`) or a Hugging Face `datasets` name."
     if Path(source).exists(): return read_sentiment_file(source, **kwargs)
     if any(sep in str(source) for sep in ("\\", ".tsv", ".csv", ".txt")) or str(source).startswith((".", "/", "~")):
         raise SentimentDataError(f"{source}: no such file")
-    return _from_datasets(str(source), split, kwargs.get("skip_bad_rows", False))
+    return _from_datasets(str(source), split, kwargs.get("skip_bad_rows", False), kwargs.get("classes"))

@@ -33,10 +33,10 @@ from .tokenizer_cli import load_any_tokenizer
 from .wordpiece import WordPiece
 
 # %% auto #0
-__all__ = ['STATE_FORMAT', 'RUN_FORMAT', 'RESUME_KEYS', 'RESUMABLE', 'LABELS', 'make_batches', 'shard_batches', 'warmup_linear',
+__all__ = ['STATE_FORMAT', 'RUN_FORMAT', 'RESUME_KEYS', 'RESUMABLE', 'make_batches', 'shard_batches', 'warmup_linear',
            'CheckpointError', 'state_digest', 'save_state', 'load_state', 'weights_digest', 'RunFolder', 'TrainConfig',
-           'train_record', 'evaluate', 'LoopState', 'Trainer', 'fit', 'plot_history', 'tc_train', 'tc_eval',
-           'tc_predict']
+           'train_record', 'evaluate', 'LoopState', 'Trainer', 'fit', 'plot_history', 'plot_confusion', 'class_names',
+           'tc_train', 'confusion_table', 'tc_eval', 'tc_predict']
 
 # %% ../nbs/42_training.ipynb #e0434ad1
 def make_batches(
@@ -305,31 +305,42 @@ def _gather(obj, world):
 
 # %% ../nbs/42_training.ipynb #be8e6f90
 def evaluate(
-    model: torch.nn.Module,  # a classifier: ids `[batch, seq]` → logits
+    model: torch.nn.Module,  # a classifier: ids `[batch, seq]` → logits `[batch, num_classes]`
     ids: list[list[int]],  # encoded examples
-    labels: list[int],  # their labels
+    labels: list[int],  # their class indices
     batch_size: int = 128,  # examples per forward pass
     pad_id: int = 0,  # padding id
 ) -> dict:
-    "`{'loss', 'accuracy', 'n'}` over all examples (summed over processes when distributed)."
+    "`{'loss', 'accuracy', 'macro_f1', 'n', 'confusion'}` over all examples (summed over processes when distributed)."
     rank, world = _rank_world()
-    dev = next(model.parameters()).device
-    was_training = model.training
+    dev, was_training = next(model.parameters()).device, model.training
     model.eval()
     order = sorted(range(len(ids)), key=lambda i: len(ids[i]))[rank::world]  # similar lengths: little padding
-    loss = correct = n = 0.0
+    loss, confusion = 0.0, None
     with torch.no_grad():
         for s in range(0, len(order), batch_size):
             idx = order[s : s + batch_size]
             x, y = pad_batch([ids[i] for i in idx], pad_id).to(dev), torch.tensor([labels[i] for i in idx], device=dev)
             logits = model(x)
             loss += F.cross_entropy(logits, y, reduction="sum").item()
-            correct += (logits.argmax(-1) == y).sum().item(); n += len(idx)
-    if world > 1:
-        t = torch.tensor([loss, correct, n], dtype=torch.float64, device=dev if dev.type == "cuda" else "cpu")
-        dist.all_reduce(t); loss, correct, n = t.tolist()
+            k = logits.shape[-1]
+            batch = torch.bincount(y.cpu() * k + logits.argmax(-1).cpu(), minlength=k * k).reshape(k, k)
+            confusion = batch if confusion is None else confusion + batch
     model.train(was_training)
-    return {"loss": loss / max(n, 1), "accuracy": correct / max(n, 1), "n": int(n)}
+    return _metrics(loss, confusion if confusion is not None else torch.zeros(1, 1, dtype=torch.long), world)
+
+# %% ../nbs/42_training.ipynb #be8e6f91
+def _metrics(loss: float, confusion: torch.Tensor, world: int) -> dict:
+    "Loss, accuracy and macro-F1 from a summed loss and a confusion matrix `[true, predicted]` (summed over processes)."
+    if world > 1:
+        t = torch.cat([torch.tensor([loss], dtype=torch.float64), confusion.double().flatten()])
+        dist.all_reduce(t); loss, confusion = t[0].item(), t[1:].round().long().reshape(confusion.shape)
+    n = int(confusion.sum())
+    tp = confusion.diag().double()
+    f1 = 2 * tp / (confusion.sum(0) + confusion.sum(1)).double().clamp_min(1)  # per class: 2TP / (predicted + true)
+    present = (confusion.sum(0) + confusion.sum(1)) > 0  # classes that neither occur nor are predicted do not count
+    return {"loss": loss / max(n, 1), "accuracy": tp.sum().item() / max(n, 1),
+            "macro_f1": f1[present].mean().item() if present.any() else 0.0, "n": n, "confusion": confusion.tolist()}
 
 # %% ../nbs/42_training.ipynb #trn002
 @dataclass
@@ -512,10 +523,33 @@ def plot_history(
     fig.tight_layout()
     return fig
 
+# %% ../nbs/42_training.ipynb #cnf002
+def plot_confusion(
+    confusion,  # `[num_classes, num_classes]` counts, rows true and columns predicted (`evaluate(...)["confusion"]`)
+    labels: list[str],  # class names, in index order
+    title: str | None = None,  # the figure's title
+):
+    "A heatmap of the confusion matrix with counts and row shares in each cell; returns the figure."
+    import matplotlib.pyplot as plt
+    c = torch.as_tensor(confusion, dtype=torch.float64)
+    if c.ndim != 2 or c.shape[0] != c.shape[1] or c.shape[0] != len(labels):
+        raise ValueError(f"confusion must be [{len(labels)}, {len(labels)}] for {len(labels)} labels, got {tuple(c.shape)}")
+    share = c / c.sum(1, keepdim=True).clamp_min(1)
+    fig, ax = plt.subplots(figsize=(1.1 * len(labels) + 2, 1.0 * len(labels) + 1.5))
+    ax.imshow(share.numpy(), cmap="Blues", vmin=0, vmax=1)
+    for i in range(len(labels)):
+        for j in range(len(labels)):
+            ax.text(j, i, f"{int(c[i, j])}\n{share[i, j]:.0%}", ha="center", va="center", fontsize=8, color="white" if share[i, j] > 0.5 else "black")
+    ax.set_xticks(range(len(labels))); ax.set_xticklabels(labels, rotation=45, ha="right"); ax.set_yticks(range(len(labels))); ax.set_yticklabels(labels)
+    ax.set_xlabel("predicted"); ax.set_ylabel("true")
+    if title: ax.set_title(title, fontsize=10)
+    fig.tight_layout()
+    return fig
+
 # %% ../nbs/42_training.ipynb #18ee4d47
-def _read(path, what, file_format, encoding, skip_bad_rows, split="train"):
+def _read(path, what, file_format, encoding, skip_bad_rows, split="train", classes=None):
     "A local file, or (with the optional `datasets` package, online) a Hugging Face name such as `nyu-mll/glue:sst2`."
-    data = load_sentiment(path, split, file_format=file_format, encoding=encoding, skip_bad_rows=skip_bad_rows)
+    data = load_sentiment(path, split, file_format=file_format, encoding=encoding, skip_bad_rows=skip_bad_rows, classes=classes)
     if data.skipped: print(f"{what} {path}: skipped {len(data.skipped)} bad rows (first: line {data.skipped[0][0]}: "
                            f"{data.skipped[0][1]})", file=sys.stderr)
     return data
@@ -540,18 +574,21 @@ def _setup_distributed() -> torch.device:
     return dev
 
 # %% ../nbs/42_training.ipynb #cli101
-def _data(a) -> tuple[tuple[list, list], tuple[list, list], dict]:
-    "Training and validation `(texts, labels)` (5% of the training file when no `--valid`), and their sources."
-    data = _read(a.train, "--train", a.file_format, a.encoding, a.skip_bad_rows)
+def _data(a) -> tuple[tuple[list, list], tuple[list, list], dict, list[str]]:
+    "Training and validation `(texts, labels)` (5% of the training file when no `--valid`), their sources, and the classes."
+    given = a.classes.split(",") if a.classes else None
+    data = _read(a.train, "--train", a.file_format, a.encoding, a.skip_bad_rows, classes=given)
     texts, labels, sources = data.texts, data.labels, {"train": _source(a.train)}
+    counts = ", ".join(f"{c}: {data.labels.count(i):,}" for i, c in enumerate(data.classes))
+    print(f"--train {a.train}: {len(texts):,} sentences in {len(data.classes)} classes ({counts})", file=sys.stderr)
     if a.valid:
-        v = _read(a.valid, "--valid", a.file_format, a.encoding, a.skip_bad_rows, "validation")
+        v = _read(a.valid, "--valid", a.file_format, a.encoding, a.skip_bad_rows, "validation", classes=data.classes)
         sources["valid"] = _source(a.valid)
-        return (texts, labels), (v.texts, v.labels), sources
+        return (texts, labels), (v.texts, v.labels), sources, data.classes
     order = torch.randperm(len(texts), generator=torch.Generator().manual_seed(a.seed)).tolist()
     cut = max(1, len(texts) // 20)
     pick = lambda idx: ([texts[i] for i in idx], [labels[i] for i in idx])
-    return pick(order[cut:]), pick(order[:cut]), sources
+    return pick(order[cut:]), pick(order[:cut]), sources, data.classes
 
 # %% ../nbs/42_training.ipynb #cli102
 def _pretrained_tokenizer(folder: Path) -> str:
@@ -578,15 +615,25 @@ def _make_tokenizer(a, texts: list[str]) -> tuple[WordPiece, dict]:
     return tok, {"source": str(given) if given else "trained", "vocab_size": tok.vocab_size}
 
 # %% ../nbs/42_training.ipynb #cli103
-LABELS = ["negative", "positive"]  # the classes of sentiment files: label 0 and label 1
+def class_names(
+    classes: list[str],  # the classes found in (or given for) the training file
+    names: str | None = None,  # `--label-names`: comma-separated names for integer classes
+) -> list[str]:
+    "The names a model gives its classes: `names` when given, `negative`/`positive` for the usual 0/1 labels, else the classes."
+    if names:
+        out = names.split(",")
+        if len(out) != len(classes) or not all(c.isdigit() for c in classes):
+            raise ValueError(f"--label-names gives {len(out)} names for the {len(classes)} classes {', '.join(classes)} (integer classes only)")
+        return out
+    return ["negative", "positive"] if classes == ["0", "1"] else list(classes)
 
-def _make_model(a, tok: WordPiece) -> SentimentClassifier:
+def _make_model(a, tok: WordPiece, labels: list[str]) -> SentimentClassifier:
     "The classifier (`--init-from` weights, or a fresh one from the options), checked against the tokenizer."
     if not a.init_from:
         cfg = EncoderConfig(tok.vocab_size, a.embedding_dim, a.num_layers, a.num_heads, a.ff_dim, a.max_seq_len, a.dropout,
                             a.positions, pad_id=tok.vocab["[PAD]"])
-        return SentimentClassifier(cfg, len(LABELS), a.pooling, LABELS)
-    model = SentimentClassifier.from_bert(a.init_from, len(LABELS), a.pooling, LABELS, a.dropout)
+        return SentimentClassifier(cfg, len(labels), a.pooling, labels)
+    model = SentimentClassifier.from_bert(a.init_from, len(labels), a.pooling, labels, a.dropout)
     c = model.config
     if tok.vocab_size != c.vocab_size:
         raise ValueError(f"--init-from {a.init_from} has {c.vocab_size} token vectors but the tokenizer {tok.vocab_size} tokens; use the model's own tokenizer")
@@ -630,16 +677,18 @@ def _train_parser():
     p.add_argument("--resume", action="store_true", help="continue the run in OUT from its last.pt")
     p.add_argument("--overwrite", action="store_true", help="replace a run that OUT already holds")
     p.add_argument("--no-bucket", action="store_true", help="do not group sentences of similar length")
+    p.add_argument("--classes", metavar="LIST", help="comma-separated classes the labels must belong to (default: those found in --train)")
+    p.add_argument("--label-names", metavar="LIST", help="comma-separated names of integer classes 0, 1, ... (default: negative,positive for 0/1)")
     _data_options(p)
     p.add_argument("--init-from", metavar="DIR", help="a BERT-family model folder (config.json, model.safetensors, tokenizer.json "
                    "or vocab.txt) to start from; it fixes the model's sizes and positions")
     return p
 
 # %% ../nbs/42_training.ipynb #cli104
-def _build(a, tok: WordPiece, device) -> SentimentClassifier:
+def _build(a, tok: WordPiece, labels: list[str], device) -> SentimentClassifier:
     "The model, with the same initial weights on every process (seeded)."
     torch.manual_seed(a.seed)
-    return _make_model(a, tok).to(device)
+    return _make_model(a, tok, labels).to(device)
 
 # %% ../nbs/42_training.ipynb #ab462ec2
 def _record(sources, tok_info, model, cfg, world) -> dict:
@@ -650,7 +699,8 @@ def _record(sources, tok_info, model, cfg, world) -> dict:
 # %% ../nbs/42_training.ipynb #cli106
 def _train(a, device, rank, world) -> dict:
     "The body of `tc-train`: check everything, then train into the run folder under its lock; returns the summary."
-    (texts, labels), (vt, vl), sources = _data(a)
+    (texts, labels), (vt, vl), sources, classes = _data(a)
+    names = class_names(classes, a.label_names)
     cfg = TrainConfig(epochs=a.epochs, batch_size=a.batch_size, lr=a.lr or (5e-5 if a.init_from else 1e-3), bucket=not a.no_bucket,
                       seed=a.seed, save_every=a.save_every, max_minutes=a.max_minutes, max_steps=a.max_steps)
     run, existed = RunFolder(a.out), Path(a.out).exists()
@@ -658,12 +708,12 @@ def _train(a, device, rank, world) -> dict:
         with exclusive_lock(run.path) if rank == 0 else contextlib.nullcontext():
             if rank == 0:
                 tok, tok_info = run.saved_tokenizer() if a.resume else _make_tokenizer(a, texts)
-                model = _build(a, tok, device)
+                model = _build(a, tok, names, device)
                 run.start(_record(sources, tok_info, model, cfg, world), tok, a.resume, a.overwrite)
             if world > 1: dist.barrier()
             if rank != 0:  # the other processes load what rank 0 checked and wrote
                 run.record, run.tokenizer = run.read_record(), WordPiece.load(run.tokenizer_json)
-                tok, model = run.tokenizer, _build(a, run.tokenizer, device)
+                tok, model = run.tokenizer, _build(a, run.tokenizer, names, device)
             if rank == 0: print(f"training on {device} x {world}: {len(texts)} sentences, validating on {len(vt)}", file=sys.stderr)
             start = time.monotonic()
             hist = fit(model, (encode_texts(tok, texts, a.max_seq_len), labels), (encode_texts(tok, vt, a.max_seq_len), vl), cfg, run, a.resume)
@@ -687,9 +737,20 @@ def tc_train(argv: list[str] | None = None):  # arguments (default: the command 
     finally:
         if dist.is_initialized(): dist.destroy_process_group()
 
+# %% ../nbs/42_training.ipynb #cnf004
+def confusion_table(
+    confusion: list[list[int]],  # `[true][predicted]` counts
+    labels: list[str],  # class names
+) -> str:
+    "The confusion matrix as aligned text: a row per true class, a column per predicted class."
+    w = max(len(l) for l in labels + ["true \\ pred"]) + 1
+    cells = [max(len(l), len(str(max(map(max, confusion))))) + 2 for l in labels]
+    head = "true \\ pred".ljust(w) + "".join(l.rjust(c) for l, c in zip(labels, cells))
+    return "\n".join([head] + [l.ljust(w) + "".join(str(v).rjust(c) for v, c in zip(row, cells)) for l, row in zip(labels, confusion)])
+
 # %% ../nbs/42_training.ipynb #ff415fc0
 def tc_eval(argv: list[str] | None = None):  # arguments (default: the command line)
-    "Accuracy of a trained classifier on a labelled file; the last line printed is JSON `{\"accuracy\": ..., \"n\": ...}`."
+    "Accuracy, macro-F1 and confusion matrix of a trained classifier on a labelled file; the last line printed is JSON."
     p = command_parser("tc-eval", "Accuracy of a trained classifier on a labelled file; the last line printed is JSON.",
                        "example:\n  tc-eval --model run --data dev.tsv")
     p.add_argument("--model", required=True, metavar="DIR", help="a tc-train run folder, or a model folder")
@@ -699,11 +760,13 @@ def tc_eval(argv: list[str] | None = None):  # arguments (default: the command l
     a = p.parse_args(argv)
     with cli_errors("tc-eval"):
         model = SentimentClassifier.from_pretrained(_model_arg(a.model), default_device())
-        d = _read(a.data, "--data", a.file_format, a.encoding, a.skip_bad_rows, a.split)
+        d = _read(a.data, "--data", a.file_format, a.encoding, a.skip_bad_rows, a.split, classes=model.labels)
         start = time.monotonic()
         m = evaluate(model, encode_texts(model.tokenizer, d.texts, model.config.max_seq_len), d.labels, pad_id=model.config.pad_id)
-        print(f"{d.path}: {m['n']} sentences, loss {m['loss']:.4f}, accuracy {m['accuracy']:.4f} ({time.monotonic() - start:.1f}s)")
-        print(json.dumps({"accuracy": m["accuracy"], "n": m["n"]}))
+        print(f"{d.path}: {m['n']} sentences, loss {m['loss']:.4f}, accuracy {m['accuracy']:.4f}, macro-F1 {m['macro_f1']:.4f} "
+              f"({time.monotonic() - start:.1f}s)")
+        print(confusion_table(m["confusion"], model.labels))
+        print(json.dumps({k: m[k] for k in ("accuracy", "macro_f1", "n", "confusion")}))
 
 # %% ../nbs/42_training.ipynb #f1f16d98
 def _model_arg(path: str) -> Path:
