@@ -169,3 +169,22 @@ def test_mixed_dictionary_words_and_signs(env, tmp_path):
     r = run(["--dict", str(d)], "T恤阿Q正传\n1号店C++AT&T\n11+122=133\n".encode("utf-8"), env)
     assert r.returncode == 0, r.stderr.decode()
     assert r.stdout.decode("utf-8") == "T恤 阿Q 正传\n1号店 C++ AT&T\n11 + 122 = 133\n"
+
+
+def test_pku_with_the_official_list_as_dict(env):
+    "The issue's measure: the PKU test input through `tc-segment --dict pku_training_words.utf8`, scored on the gold."
+    from transformer_components.core import has_shared_data, shared_data
+    from transformer_components.chinese import WordDictionary, forward_maximum_matching, read_segmented, sighan_score
+    if not has_shared_data("cws", "icwb2-data"): pytest.skip("the SIGHAN data is absent")
+    cws = shared_data("cws", "icwb2-data")
+    words = cws / "gold" / "pku_training_words.utf8"
+    r = run(["--dict", str(words)], (cws / "testing" / "pku_test.utf8").read_bytes(), env)
+    assert r.returncode == 0, r.stderr.decode()
+    pred = [line.split() for line in r.stdout.decode("utf-8").split("\n")[:-1]]
+    gold = read_segmented(cws / "gold" / "pku_test_gold.utf8")
+    assert len(pred) == len(gold)
+    pred, gold = [p for p in pred if p], [g for g in gold if g]
+    d = WordDictionary.from_file(words)
+    ours = sighan_score(gold, pred, d)
+    fmm = sighan_score(gold, [forward_maximum_matching("".join(g), d) for g in gold], d)
+    assert ours.f1 >= 0.935 and ours.f1 > fmm.f1 and ours.oov_recall >= 0.6, (ours, fmm)

@@ -118,7 +118,7 @@ _T2S_PAIRS = (
 )
 _T2S = str.maketrans(_T2S_PAIRS[0::2], _T2S_PAIRS[1::2])
 
-# %% ../nbs/02_chinese.ipynb #39853427
+# %% ../nbs/02_chinese.ipynb #7e44f808
 def to_simplified(
     text: str,  # any text
 ) -> str:
@@ -157,7 +157,7 @@ def read_word_list(
         out.append((parts[0], freq))
     return out
 
-# %% ../nbs/02_chinese.ipynb #f1e75c80
+# %% ../nbs/02_chinese.ipynb #69579826
 UNKNOWN_RATE = 0.02  # share of running words a dictionary lacks, when nothing better is known (PKU's list: 5.8%)
 
 class UnknownWords(NamedTuple):
@@ -169,7 +169,7 @@ class UnknownWords(NamedTuple):
     floor: tuple  # log P of a character never seen in the begin, middle and end positions
     length: tuple  # log P(length = 2, 3, 4)
 
-# %% ../nbs/02_chinese.ipynb #9eb87e16
+# %% ../nbs/02_chinese.ipynb #00a7659d
 _HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f〇○"
 _HAN_CHAR = re.compile(f"[{_HAN}]")
 _HAN_WORD = re.compile(f"[{_HAN}]+")
@@ -197,7 +197,7 @@ def unknown_word_model(
                         tuple(math.log((n or 1e-9) / sum(lengths)) for n in lengths[:3]))
 
 # %% ../nbs/02_chinese.ipynb #82f87028
-_CACHE_VERSION = 2  # bump when the compiled form changes
+_CACHE_VERSION = 4  # bump when the compiled form changes
 
 def default_cache_dir() -> Path:
     "Where compiled dictionaries are cached: `$TC_CACHE_DIR`, else `$XDG_CACHE_HOME/transformer_components`, else `~/.cache/transformer_components`."
@@ -225,7 +225,9 @@ class WordDictionary:
                 ):
         self.logfreq: dict[str, float | None] = {}
         self.total, self.mixed = 0.0, set()
-        for w, f in entries: self._add(w.translate(_T2S), f)
+        given = set()  # the frequencies the entries give: one value (a plain word list) is no information
+        for w, f in entries: self._add(w.translate(_T2S), f); given.add(f)
+        self.has_frequencies = len(given) > 1
         words = [k for k, v in self.logfreq.items() if v is not None]
         self.translit = _translit_chars(k for k in words if "·" in k)
         self.unknown = None if unknown_rate is None else unknown_word_model(((k, 1) for k in words), unknown_rate)
@@ -252,21 +254,23 @@ class WordDictionary:
 def _file_key(data: bytes) -> str: return hashlib.sha256(data).hexdigest()[:24]
 
 def _cache_tuple(d: WordDictionary) -> tuple:
-    return (_CACHE_VERSION, d.logfreq, d.total, d.translit, sorted(d.mixed), None if d.unknown is None else tuple(d.unknown))
+    return (_CACHE_VERSION, d.logfreq, d.total, d.translit, sorted(d.mixed), None if d.unknown is None else tuple(d.unknown),
+            d.has_frequencies)
 
 def _from_cache(data: bytes) -> WordDictionary | None:
     "The dictionary in a cache entry's bytes, or `None` when they do not hold one in this version's form."
     try: v = marshal.loads(data)
     except (EOFError, ValueError, TypeError): return None
-    if not (type(v) is tuple and len(v) == 6 and v[0] == _CACHE_VERSION and type(v[1]) is dict and type(v[2]) is float
-            and type(v[3]) is str and type(v[4]) is list and (v[5] is None or type(v[5]) is tuple and len(v[5]) == 6)):
+    if not (type(v) is tuple and len(v) == 7 and v[0] == _CACHE_VERSION and type(v[1]) is dict and type(v[2]) is float
+            and type(v[3]) is str and type(v[4]) is list and (v[5] is None or type(v[5]) is tuple and len(v[5]) == 6)
+            and type(v[6]) is bool):
         return None
     d = WordDictionary.__new__(WordDictionary)
-    d.logfreq, d.total, d.translit, d.mixed = v[1], v[2], v[3], set(v[4])
+    d.logfreq, d.total, d.translit, d.mixed, d.has_frequencies = v[1], v[2], v[3], set(v[4]), v[6]
     d.unknown = None if v[5] is None else UnknownWords(*v[5])
     return d
 
-# %% ../nbs/02_chinese.ipynb #aa6484b8
+# %% ../nbs/02_chinese.ipynb #4f4ac5ba
 def _cached(path: Path, cache_dir: str | Path | None, kind: str, build) -> WordDictionary:
     "`build(path)`, through the cache of compiled forms keyed by the file's SHA-256 (`kind`: `dictionary` or `model`)."
     if not path.is_file(): raise FileNotFoundError(f"{kind} file not found: {path}")
@@ -316,7 +320,7 @@ _LAT = "A-Za-zＡ-Ｚａ-ｚ"
 _MODS = "\u0300-\u036f\u20d0-\u20ff\ufe0e\ufe0f\U0001F3FB-\U0001F3FF\U000E0020-\U000E007F"
 _ATOMS = re.compile(
     rf"(?P<year>(?<![{_DIG}{_CN_DIG}十百千])[{_DIG}{_CN_DIG}]{{4}}[年])"
-    rf"|(?P<num>(?:(?<![{_DIG}{_LAT}])[-－+＋])?[{_DIG}]+(?:[.．·∶:／/][{_DIG}]+)*(?:[%％‰]|万亿|萬億|[万亿千萬億]|月份|[月日时時分秒])?)"
+    rf"|(?P<num>(?:(?<![{_DIG}{_LAT}])[-－+＋])?[{_DIG}]+(?:[.．·∶:／/][{_DIG}]+)*(?:[%％‰]|万亿|[万亿千]|月份|[月日时分秒])?)"
     rf"|(?P<latin>[{_LAT}][{_LAT}{_DIG}]*(?:[.．\-－—_'’][{_LAT}{_DIG}]+)*)"
     r"|(?P<repeat>(?P<mark>[—…\-－─～~.．·=＝*＊_])(?P=mark)+)"
     r"|(?P<han>[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f〇○]+)"
@@ -325,7 +329,7 @@ _ATOMS = re.compile(
 
 def _atoms(text: str) -> list[tuple[str, str]]:
     "`(kind, piece)` for each atom of a whitespace-free `text`; the pieces joined give `text` back."
-    return [(m.lastgroup, m.group()) for m in _ATOMS.finditer(text)]
+    return [(m.lastgroup, text[m.start():m.end()]) for m in _ATOMS.finditer(text.translate(_T2S))]  # traditional units too
 
 # %% ../nbs/02_chinese.ipynb #36d3779f
 class Segmenter:
@@ -341,7 +345,8 @@ class Segmenter:
             raise TypeError(f"dictionary must be a WordDictionary, a path or None, got {type(dictionary).__name__}")
         self.dictionary = dictionary
         self._translit = frozenset(dictionary.translit)
-        self.unknown = dictionary.unknown  # the unknown-word model; `None` switches it off
+        # the unknown-word model (`None` switches it off) needs word frequencies: a plain list waits for `adapt`
+        self.unknown = dictionary.unknown if dictionary.has_frequencies else None
         self._lead = max(map(_lead_len, dictionary.mixed), default=0)
         if isinstance(user_words, (str, Path)): user_words = [w for w, _ in read_word_list(user_words)]
         for w in user_words or (): self.add_word(w)
@@ -355,18 +360,13 @@ def _lead_len(word: str) -> int: return _LEAD.match(word).end()  # characters be
 _NUMERALS = re.compile("第?[零○〇一二三四五六七八九十百千万亿两][零○〇一二三四五六七八九十百千万亿]+[月日]?")
 
 @patch
-def _best_path(self: Segmenter, s: str) -> list[int]:
-    "End positions of the most probable split of the Han run `s` (already simplified)."
-    end = self._scores(s)[1]
-    out, i = [], 0
-    while i < len(s): i = end[i]; out.append(i)
-    return out
-
-@patch
-def _scores(self: Segmenter, s: str) -> tuple[list[float], list[int]]:
+def _scores(self: Segmenter,
+             s: str,  # a Han run, simplified
+             unk: UnknownWords | None = None,  # the unknown-word model, or `None` for the dictionary alone
+            ) -> tuple[list[float], list[int]]:
     "Right to left: the best log probability of `s[i:]` and the end of its first word, for each start `i`."
     lf, logtotal = self.dictionary.logfreq, math.log(self.dictionary.total or 1.0)
-    n, unk = len(s), self.unknown
+    n = len(s)
     if unk is not None: lograte, begin, middle, last, (fb, fm, fe), lengths = unk
     score, end = [0.0] * (n + 1), [0] * (n + 1)
     numerals = {m.start(): m.end() for m in _NUMERALS.finditer(s)} if _NUMERALS.search(s) else {}
@@ -392,14 +392,34 @@ def _scores(self: Segmenter, s: str) -> tuple[list[float], list[int]]:
         score[i], end[i] = best, bestj
     return score, end
 
+def _path(end: list[int], offset: int = 0) -> list[int]:
+    "The word ends along the best path, from the first-word ends of `_scores` (shifted by `offset`)."
+    out, i = [], 0
+    while i < len(end) - 1: i = end[i]; out.append(i + offset)
+    return out
+
+# %% ../nbs/02_chinese.ipynb #c757ba6f
+@patch
+def _best_path(self: Segmenter, s: str) -> list[int]:
+    "End positions of the most probable split of the Han run `s` (already simplified)."
+    ends = _path(self._scores(s)[1])
+    if self.unknown is None: return ends
+    out, i, m = [], 0, len(ends)
+    while i < m:
+        a, j = ends[i - 1] if i else 0, i
+        while j < m and ends[j] - (ends[j - 1] if j else 0) == 1: j += 1  # words i..j-1 are single characters
+        if j - i >= 2: out += _path(self._scores(s[a:ends[j - 1]], self.unknown)[1], a); i = j
+        else: out.append(ends[i]); i += 1
+    return out
+
 # %% ../nbs/02_chinese.ipynb #cad415e2
 @patch
 def _join_names(self: Segmenter, words: list[str], keys: list[str]) -> list[str]:
-    "Join maximal runs (>= 2) of single-character words whose simplified form is a transliteration character."
+    "Join maximal runs (>= 2) of words made of transliteration characters that are single characters or unknown words."
     if not self._translit: return words
-    out, run = [], []
+    out, run, lf, tr = [], [], self.dictionary.logfreq, self._translit
     for w, k in zip(words, keys):
-        if len(k) == 1 and k in self._translit: run.append(w); continue
+        if (len(k) == 1 or lf.get(k) is None) and all(ch in tr for ch in k): run.append(w); continue
         if run: out.extend([''.join(run)] if len(run) > 1 else run); run = []
         out.append(w)
     if run: out.extend([''.join(run)] if len(run) > 1 else run)
@@ -459,7 +479,7 @@ def cut(self: Segmenter,
         out.extend(self._join_dotted(words + self._cut_piece(chunk[at:])))
     return out
 
-# %% ../nbs/02_chinese.ipynb #e747a4bf
+# %% ../nbs/02_chinese.ipynb #98351323
 _JOINER_CHAR = re.compile(f"[{_JOINER}]")
 _ALNUM_CHAR = re.compile(f"[{_LAT}{_DIG}]")
 
@@ -491,7 +511,7 @@ def add_word(self: Segmenter,
     if not word or any(ch.isspace() for ch in word): raise ValueError(f"word must be non-empty without whitespace, got {word!r}")
     key, d = to_simplified(word), self.dictionary
     if freq is None:  # the probability of the best way to cut it otherwise, as a count, plus one
-        logp = sum(self._scores(p)[0][0] if kind == "han" else -math.log(d.total or 1.0) for kind, p in _atoms(key))
+        logp = sum(self._scores(p, self.unknown)[0][0] if kind == "han" else -math.log(d.total or 1.0) for kind, p in _atoms(key))
         freq = max(1.0, math.exp(logp) * (d.total or 1.0) + 1.0 - d.freq(word))
     elif isinstance(freq, bool) or not isinstance(freq, (int, float)) or not freq > 0:
         raise ValueError(f"freq must be a positive number or None, got {freq!r}")
@@ -509,7 +529,7 @@ def adapt(self: Segmenter,
     texts = [texts] if isinstance(texts, str) else list(texts)
     if any(not isinstance(t, str) for t in texts): raise TypeError("texts must be strings")
     if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 1: raise ValueError(f"rounds must be an int >= 1, got {rounds!r}")
-    d, unknown = self.dictionary, self.unknown
+    d, unknown = self.dictionary, self.unknown if self.dictionary.has_frequencies else self.dictionary.unknown
     prior = {k: math.exp(v) for k, v in d.logfreq.items() if v is not None}
     self.unknown = None  # count with the dictionary alone: unknown words would take counts from the characters
     try:
@@ -517,6 +537,7 @@ def adapt(self: Segmenter,
             counts = Counter(to_simplified(w) for t in texts for w in self.cut(t))
             for k, f in prior.items(): d.logfreq[k] = math.log(f + counts.get(k, 0))
             d.total = sum(prior.values()) + sum(c for k, c in counts.items() if k in prior)
+        d.has_frequencies = True
     finally: self.unknown = unknown
     return self
 
@@ -596,7 +617,7 @@ def read_lines(
     if lines and not lines[-1]: lines.pop()
     return [line.rstrip("\r") for line in lines]
 
-# %% ../nbs/02_chinese.ipynb #424cc325
+# %% ../nbs/02_chinese.ipynb #766f52c7
 _RATES = (0.05, 0.02, 0.01, 0.005, 0.002, 0.001)  # the unknown-word rates tried on the held-out sentences
 
 def _counted(sentences: list[list[str]], extra: Iterable[str], rate: float) -> Segmenter:
@@ -625,7 +646,7 @@ def train_segmenter(
         rate = max(_RATES, key=lambda r: f1(_counted(sentences[:k], extra, r)))
     return _counted(sentences, extra, rate)
 
-# %% ../nbs/02_chinese.ipynb #3350678a
+# %% ../nbs/02_chinese.ipynb #6c5a39f6
 MODEL_FORMAT = "transformer_components.chinese.Segmenter"
 
 @patch
@@ -639,7 +660,7 @@ def save(self: Segmenter,
     with atomic_write(Path(path), "w") as f: json.dump(model, f, ensure_ascii=False, indent=0)
     return Path(path)
 
-# %% ../nbs/02_chinese.ipynb #50503f3f
+# %% ../nbs/02_chinese.ipynb #743ddd94
 def _read_model(path: Path) -> WordDictionary:
     "The dictionary (with its unknown-word model) of a model file written by `Segmenter.save`."
     what = f"{path} is not a segmenter model (expected the JSON that `tc-train-segmenter` writes)"
@@ -663,20 +684,32 @@ def load(cls: Segmenter,
     "The segmenter saved in `path`."
     return cls(_cached(Path(path), cache_dir, "model", _read_model))
 
-# %% ../nbs/02_chinese.ipynb #dfc15595
-def _segment_lines(seg: Segmenter, src, out, name: str = "stdin"):
-    "Write each line of the binary stream `src`, segmented, to the binary stream `out`; lines end at `\\n` only."
-    interactive = out.isatty()
+# %% ../nbs/02_chinese.ipynb #91e66ff7
+def _input_lines(src, name: str = "stdin"):
+    "Text lines of the binary stream `src`, split at `\\n` only (`\\r\\n` and a leading BOM dropped); a line that is not UTF-8 raises `ValueError`."
     for n, raw in enumerate(src, 1):
         if raw.endswith(b"\n"): raw = raw[:-2] if raw.endswith(b"\r\n") else raw[:-1]
         try: line = raw.decode("utf-8")
         except UnicodeDecodeError as e:
-            out.flush()
             raise ValueError(f"{name} line {n} is not valid UTF-8 (byte {e.start + 1} of the line: {e.reason}); "
                              "convert it, e.g. with iconv") from None
-        if n == 1 and line.startswith("\ufeff"): line = line[1:]
-        out.write((" ".join(seg.cut(line)) + "\n").encode("utf-8"))
-        if interactive: out.flush()
+        yield line[1:] if n == 1 and line.startswith("\ufeff") else line
+
+def _segment_lines(seg: Segmenter, src, out, adapt: bool = False):
+    "Write each line of the binary stream `src`, segmented, to the binary stream `out`; with `adapt`, read all lines first and `adapt` to them."
+    lines, error = _input_lines(src), None
+    if adapt:
+        read = []
+        try: read.extend(lines)  # the lines before a bad one are kept, segmented and written, then the error is raised
+        except ValueError as e: error = e
+        seg.adapt(read); lines = read
+    interactive = out.isatty()
+    try:
+        for line in lines:
+            out.write((" ".join(seg.cut(line)) + "\n").encode("utf-8"))
+            if interactive: out.flush()
+    finally: out.flush()
+    if error: raise error
 
 # %% ../nbs/02_chinese.ipynb #13ce6019
 def tc_segment(argv: list[str] | None = None):  # arguments (default: the command line)
@@ -696,9 +729,9 @@ def tc_segment(argv: list[str] | None = None):  # arguments (default: the comman
         else: seg = Segmenter(args.dictionary or default_dictionary_path(otherwise="pass --dict FILE"))
         if args.user_dict:
             for w, _ in read_word_list(args.user_dict): seg.add_word(w)
-        _segment_lines(seg, sys.stdin.buffer, sys.stdout.buffer)
+        _segment_lines(seg, sys.stdin.buffer, sys.stdout.buffer, adapt=not seg.dictionary.has_frequencies)
 
-# %% ../nbs/02_chinese.ipynb #575da16e
+# %% ../nbs/02_chinese.ipynb #bb8a08c4
 def tc_train_segmenter(argv: list[str] | None = None):  # arguments (default: the command line)
     "Learn word frequencies and the unknown-word model from segmented text; write a model for `tc-segment --model`."
     p = command_parser("tc-train-segmenter", "Learn a Chinese segmenter model from segmented text (one sentence a line, "
