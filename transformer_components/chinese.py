@@ -118,7 +118,7 @@ _T2S_PAIRS = (
 )
 _T2S = str.maketrans(_T2S_PAIRS[0::2], _T2S_PAIRS[1::2])
 
-# %% ../nbs/02_chinese.ipynb #7e44f808
+# %% ../nbs/02_chinese.ipynb #5a857e2a
 def to_simplified(
     text: str,  # any text
 ) -> str:
@@ -142,7 +142,7 @@ def read_word_list(
     for n, line in enumerate(text.split("\n"), 1):  # not splitlines(): U+2028, U+0085... are not line ends here
         line = line.strip(" \t\r")
         if not line or line.isspace(): continue
-        parts = _FIELD_SEP.split(line)
+        parts = _FIELD_SEP.split(line) if "\t" in line or "  " in line else line.split(" ")  # the fast path: single spaces
         if len(parts) > 3:
             raise ValueError(f"{path}:{n}: expected `word [freq] [tag]` separated by spaces or tabs, got {len(parts)} "
                              f"fields: {line!r} (a word cannot hold an ASCII space or tab)")
@@ -157,7 +157,7 @@ def read_word_list(
         out.append((parts[0], freq))
     return out
 
-# %% ../nbs/02_chinese.ipynb #69579826
+# %% ../nbs/02_chinese.ipynb #499ffc3a
 UNKNOWN_RATE = 0.02  # share of running words a dictionary lacks, when nothing better is known (PKU's list: 5.8%)
 
 class UnknownWords(NamedTuple):
@@ -169,7 +169,7 @@ class UnknownWords(NamedTuple):
     floor: tuple  # log P of a character never seen in the begin, middle and end positions
     length: tuple  # log P(length = 2, 3, 4)
 
-# %% ../nbs/02_chinese.ipynb #00a7659d
+# %% ../nbs/02_chinese.ipynb #395fbc09
 _HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f〇○"
 _HAN_CHAR = re.compile(f"[{_HAN}]")
 _HAN_WORD = re.compile(f"[{_HAN}]+")
@@ -177,24 +177,21 @@ _HAN_WORD = re.compile(f"[{_HAN}]+")
 def _is_han(ch: str) -> bool: return bool(_HAN_CHAR.match(ch))
 
 def unknown_word_model(
-    words: Iterable[tuple[str, float]],  # `(word, weight)` pairs: a dictionary's words with weight 1, or a corpus' rare words
+    words: Iterable[str],  # word types, each counted once: a dictionary's words, or the words a corpus has once
     rate: float = UNKNOWN_RATE,  # λ, the share of running words that are unknown
     smoothing: float = 0.5,  # added to each character's count in each position (add-k smoothing)
 ) -> UnknownWords | None:
     "Character position (B/M/E) and length probabilities of the Han words of 2+ characters in `words`; `None` if there are none."
     if not 0 < rate < 1: raise ValueError(f"rate must be between 0 and 1, got {rate!r}")
-    pos, lengths = (Counter(), Counter(), Counter()), [0.0, 0.0, 0.0, 0.0]
-    for w, f in words:
-        if len(w) < 2 or not _HAN_WORD.fullmatch(w): continue
-        lengths[min(len(w), 5) - 2] += f
-        pos[0][w[0]] += f; pos[2][w[-1]] += f
-        for ch in w[1:-1]: pos[1][ch] += f
-    if not sum(lengths): return None
+    han = [w for w in words if len(w) > 1 and _HAN_WORD.fullmatch(w)]
+    if not han: return None
+    pos = Counter(w[0] for w in han), Counter(c for w in han for c in w[1:-1]), Counter(w[-1] for w in han)
     nchars = len(set().union(*pos)) + 1  # + 1: the characters never seen share one more slot
     denom = [sum(c.values()) + smoothing * nchars for c in pos]
     logp = [{ch: math.log((n + smoothing) / d) for ch, n in c.items()} for c, d in zip(pos, denom)]
+    by_length = Counter(map(len, han))
     return UnknownWords(math.log(rate), *logp, tuple(math.log(smoothing / d) for d in denom),
-                        tuple(math.log((n or 1e-9) / sum(lengths)) for n in lengths[:3]))
+                        tuple(math.log((by_length[n] or 1e-9) / len(han)) for n in (2, 3, 4)))
 
 # %% ../nbs/02_chinese.ipynb #82f87028
 _CACHE_VERSION = 4  # bump when the compiled form changes
@@ -212,6 +209,7 @@ def _translit_chars(words: Iterable[str], min_count: int = 2) -> str:
 
 _JOINER = "A-Za-zＡ-Ｚａ-ｚ0-9０-９+#&＋＃＆"
 _MIXED = re.compile(rf"[{_HAN}].*[{_JOINER}]|[{_JOINER}].*[{_HAN}]|[+#&＋＃＆]", re.S)
+_HAS_JOINER = re.compile(f"^.*[{_JOINER}].*$", re.M)  # in words joined by newlines: those that may be mixed
 def _is_mixed(word: str) -> bool:
     "Whether `word` mixes Han with Latin letters, digits or `+ # &`, or holds one of `+ # &` (C++): the pieces the atoms would split."
     return len(word) > 1 and bool(_MIXED.search(word))
@@ -224,20 +222,20 @@ class WordDictionary:
                  unknown_rate: float | None = UNKNOWN_RATE,  # λ of the unknown-word model learned from these words; `None`: no model
                 ):
         self.logfreq: dict[str, float | None] = {}
-        self.total, self.mixed = 0.0, set()
-        given = set()  # the frequencies the entries give: one value (a plain word list) is no information
+        self.total = 0.0
+        given = set()  # the frequencies the entries state: one value (a plain word list) says nothing
         for w, f in entries: self._add(w.translate(_T2S), f); given.add(f)
         self.has_frequencies = len(given) > 1
         words = [k for k, v in self.logfreq.items() if v is not None]
         self.translit = _translit_chars(k for k in words if "·" in k)
-        self.unknown = None if unknown_rate is None else unknown_word_model(((k, 1) for k in words), unknown_rate)
+        self.unknown = None if unknown_rate is None else unknown_word_model(words, unknown_rate)
+        self.mixed = {w for w in _HAS_JOINER.findall("\n".join(words)) if _is_mixed(w)}
 
     def _add(self, key: str, freq: float):
         lf = self.logfreq
         old = lf.get(key)
         if old is not None: old = math.exp(old); self.total -= old; freq += old  # repeated entries add up
         lf[key] = math.log(freq); self.total += freq
-        if _is_mixed(key): self.mixed.add(key)
         for k in range(len(key) - 1, 0, -1):  # every key's prefixes are keys too, so stop at the first one present
             p = key[:k]
             if p in lf: break
@@ -270,7 +268,7 @@ def _from_cache(data: bytes) -> WordDictionary | None:
     d.unknown = None if v[5] is None else UnknownWords(*v[5])
     return d
 
-# %% ../nbs/02_chinese.ipynb #4f4ac5ba
+# %% ../nbs/02_chinese.ipynb #852539a8
 def _cached(path: Path, cache_dir: str | Path | None, kind: str, build) -> WordDictionary:
     "`build(path)`, through the cache of compiled forms keyed by the file's SHA-256 (`kind`: `dictionary` or `model`)."
     if not path.is_file(): raise FileNotFoundError(f"{kind} file not found: {path}")
@@ -285,6 +283,8 @@ def _cached(path: Path, cache_dir: str | Path | None, kind: str, build) -> WordD
     if cache is not None:
         try:
             with atomic_write(cache, "wb") as f: marshal.dump(_cache_tuple(d), f)
+            for old in cache.parent.glob(name.replace(f"-v{_CACHE_VERSION}.", "-v*.")):  # older versions' entries
+                if old != cache: old.unlink(missing_ok=True)
         except OSError: pass  # a read-only cache folder only costs speed
     return d
 
@@ -398,7 +398,7 @@ def _path(end: list[int], offset: int = 0) -> list[int]:
     while i < len(end) - 1: i = end[i]; out.append(i + offset)
     return out
 
-# %% ../nbs/02_chinese.ipynb #c757ba6f
+# %% ../nbs/02_chinese.ipynb #5cac3b10
 @patch
 def _best_path(self: Segmenter, s: str) -> list[int]:
     "End positions of the most probable split of the Han run `s` (already simplified)."
@@ -479,7 +479,7 @@ def cut(self: Segmenter,
         out.extend(self._join_dotted(words + self._cut_piece(chunk[at:])))
     return out
 
-# %% ../nbs/02_chinese.ipynb #98351323
+# %% ../nbs/02_chinese.ipynb #b01edab9
 _JOINER_CHAR = re.compile(f"[{_JOINER}]")
 _ALNUM_CHAR = re.compile(f"[{_LAT}{_DIG}]")
 
@@ -516,7 +516,7 @@ def add_word(self: Segmenter,
     elif isinstance(freq, bool) or not isinstance(freq, (int, float)) or not freq > 0:
         raise ValueError(f"freq must be a positive number or None, got {freq!r}")
     d._add(key, float(freq))
-    if _is_mixed(key): self._lead = max(self._lead, _lead_len(key))
+    if _is_mixed(key): d.mixed.add(key); self._lead = max(self._lead, _lead_len(key))
     return self
 
 # %% ../nbs/02_chinese.ipynb #613e846f
@@ -617,14 +617,14 @@ def read_lines(
     if lines and not lines[-1]: lines.pop()
     return [line.rstrip("\r") for line in lines]
 
-# %% ../nbs/02_chinese.ipynb #766f52c7
+# %% ../nbs/02_chinese.ipynb #a25e4101
 _RATES = (0.05, 0.02, 0.01, 0.005, 0.002, 0.001)  # the unknown-word rates tried on the held-out sentences
 
 def _counted(sentences: list[list[str]], extra: Iterable[str], rate: float) -> Segmenter:
     "A segmenter with the words of `sentences` counted, `extra` words at frequency 1, and the unknown-word model of the words seen once."
     counts = Counter(to_simplified(w) for s in sentences for w in s)
     d = WordDictionary(list(counts.items()) + [(w, 1.0) for w in extra if w not in counts], unknown_rate=None)
-    d.unknown = unknown_word_model(((w, 1) for w, c in counts.items() if c == 1), rate)
+    d.unknown = unknown_word_model((w for w, c in counts.items() if c == 1), rate)
     return Segmenter(d)
 
 def train_segmenter(
@@ -646,7 +646,7 @@ def train_segmenter(
         rate = max(_RATES, key=lambda r: f1(_counted(sentences[:k], extra, r)))
     return _counted(sentences, extra, rate)
 
-# %% ../nbs/02_chinese.ipynb #6c5a39f6
+# %% ../nbs/02_chinese.ipynb #9e440607
 MODEL_FORMAT = "transformer_components.chinese.Segmenter"
 
 @patch
@@ -660,7 +660,7 @@ def save(self: Segmenter,
     with atomic_write(Path(path), "w") as f: json.dump(model, f, ensure_ascii=False, indent=0)
     return Path(path)
 
-# %% ../nbs/02_chinese.ipynb #743ddd94
+# %% ../nbs/02_chinese.ipynb #52a8b551
 def _read_model(path: Path) -> WordDictionary:
     "The dictionary (with its unknown-word model) of a model file written by `Segmenter.save`."
     what = f"{path} is not a segmenter model (expected the JSON that `tc-train-segmenter` writes)"
@@ -684,7 +684,7 @@ def load(cls: Segmenter,
     "The segmenter saved in `path`."
     return cls(_cached(Path(path), cache_dir, "model", _read_model))
 
-# %% ../nbs/02_chinese.ipynb #91e66ff7
+# %% ../nbs/02_chinese.ipynb #4a94539b
 def _input_lines(src, name: str = "stdin"):
     "Text lines of the binary stream `src`, split at `\\n` only (`\\r\\n` and a leading BOM dropped); a line that is not UTF-8 raises `ValueError`."
     for n, raw in enumerate(src, 1):
@@ -731,7 +731,7 @@ def tc_segment(argv: list[str] | None = None):  # arguments (default: the comman
             for w, _ in read_word_list(args.user_dict): seg.add_word(w)
         _segment_lines(seg, sys.stdin.buffer, sys.stdout.buffer, adapt=not seg.dictionary.has_frequencies)
 
-# %% ../nbs/02_chinese.ipynb #bb8a08c4
+# %% ../nbs/02_chinese.ipynb #92ba53ac
 def tc_train_segmenter(argv: list[str] | None = None):  # arguments (default: the command line)
     "Learn word frequencies and the unknown-word model from segmented text; write a model for `tc-segment --model`."
     p = command_parser("tc-train-segmenter", "Learn a Chinese segmenter model from segmented text (one sentence a line, "
