@@ -127,8 +127,6 @@ def to_simplified(
     return text.translate(_T2S)
 
 # %% ../nbs/02_chinese.ipynb #6282de8f
-_FIELD_SEP = re.compile("[ \t]+")
-
 def read_word_list(
     path: str | Path,  # UTF-8 file: `word freq [tag]` lines (jieba) or one word a line
 ) -> list[tuple[str, float]]:
@@ -138,24 +136,26 @@ def read_word_list(
     try: text = path.read_bytes().decode("utf-8-sig")
     except UnicodeDecodeError as e:
         raise ValueError(f"{path} is not UTF-8 ({e.reason} at byte {e.start}); convert it, e.g. with iconv") from None
-    out = []
-    for n, line in enumerate(text.split("\n"), 1):  # not splitlines(): U+2028, U+0085... are not line ends here
-        line = line.strip(" \t\r")
-        if not line or line.isspace(): continue
-        parts = _FIELD_SEP.split(line) if "\t" in line or "  " in line else line.split(" ")  # the fast path: single spaces
-        if len(parts) > 3:
-            raise ValueError(f"{path}:{n}: expected `word [freq] [tag]` separated by spaces or tabs, got {len(parts)} "
-                             f"fields: {line!r} (a word cannot hold an ASCII space or tab)")
-        freq = 1.0
-        if len(parts) > 1:
-            try: freq = float(parts[1])
-            except ValueError:
-                raise ValueError(f"{path}:{n}: frequency must be a number, got {parts[1]!r} "
-                                 "(expected `word [freq] [tag]` separated by spaces or tabs)") from None
-            if not (freq > 0 and math.isfinite(freq)):
-                raise ValueError(f"{path}:{n}: frequency must be a positive number, got {parts[1]!r}")
-        out.append((parts[0], freq))
-    return out
+    lines = ((n, line.strip(" \t\r")) for n, line in enumerate(text.split("\n"), 1))  # not splitlines(): U+2028...
+    return [_entry(line, path, n) for n, line in lines if line and not line.isspace()]
+
+# %% ../nbs/02_chinese.ipynb #db03f470
+_FIELD_SEP = re.compile("[ \t]+")
+
+def _entry(line: str, path: Path, n: int) -> tuple[str, float]:
+    "The `(word, frequency)` of line `n` of a dictionary file (stripped, not blank)."
+    parts = _FIELD_SEP.split(line) if "\t" in line or "  " in line else line.split(" ")  # the fast path: single spaces
+    if len(parts) > 3:
+        raise ValueError(f"{path}:{n}: expected `word [freq] [tag]` separated by spaces or tabs, got {len(parts)} "
+                         f"fields: {line!r} (a word cannot hold an ASCII space or tab)")
+    if len(parts) == 1: return parts[0], 1.0
+    try: freq = float(parts[1])
+    except ValueError:
+        raise ValueError(f"{path}:{n}: frequency must be a number, got {parts[1]!r} "
+                         "(expected `word [freq] [tag]` separated by spaces or tabs)") from None
+    if not (freq > 0 and math.isfinite(freq)):
+        raise ValueError(f"{path}:{n}: frequency must be a positive number, got {parts[1]!r}")
+    return parts[0], freq
 
 # %% ../nbs/02_chinese.ipynb #499ffc3a
 UNKNOWN_RATE = 0.02  # share of running words a dictionary lacks, when nothing better is known (PKU's list: 5.8%)
@@ -174,8 +174,11 @@ _HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f〇○"
 _HAN_CHAR = re.compile(f"[{_HAN}]")
 _HAN_WORD = re.compile(f"[{_HAN}]+")
 
-def _is_han(ch: str) -> bool: return bool(_HAN_CHAR.match(ch))
+def _is_han(ch: str) -> bool:
+    "Whether `ch` is a Han (Chinese) character."
+    return bool(_HAN_CHAR.match(ch))
 
+# %% ../nbs/02_chinese.ipynb #40c5c580
 def unknown_word_model(
     words: Iterable[str],  # word types, each counted once: a dictionary's words, or the words a corpus has once
     rate: float = UNKNOWN_RATE,  # λ, the share of running words that are unknown
@@ -202,11 +205,13 @@ def default_cache_dir() -> Path:
     base = os.environ.get("XDG_CACHE_HOME") or Path.home()/".cache"
     return Path(base)/"transformer_components"
 
+# %% ../nbs/02_chinese.ipynb #63aa2022
 def _translit_chars(words: Iterable[str], min_count: int = 2) -> str:
     "Han characters seen at least `min_count` times in words that hold the name separator `·`."
     c = Counter(ch for w in words if "·" in w for ch in w if _is_han(ch))
     return "".join(sorted(ch for ch, n in c.items() if n >= min_count))
 
+# %% ../nbs/02_chinese.ipynb #32b53c08
 _JOINER = "A-Za-zＡ-Ｚａ-ｚ0-9０-９+#&＋＃＆"
 _MIXED = re.compile(rf"[{_HAN}].*[{_JOINER}]|[{_JOINER}].*[{_HAN}]|[+#&＋＃＆]", re.S)
 _HAS_JOINER = re.compile(f"^.*[{_JOINER}].*$", re.M)  # in words joined by newlines: those that may be mixed
@@ -232,6 +237,7 @@ class WordDictionary:
         self.mixed = {w for w in _HAS_JOINER.findall("\n".join(words)) if _is_mixed(w)}
 
     def _add(self, key: str, freq: float):
+        "Add `freq` to the word `key` (simplified) and make its prefixes keys."
         lf = self.logfreq
         old = lf.get(key)
         if old is not None: old = math.exp(old); self.total -= old; freq += old  # repeated entries add up
@@ -241,20 +247,29 @@ class WordDictionary:
             if p in lf: break
             lf[p] = None
 
-    def __contains__(self, word): return isinstance(word, str) and self.logfreq.get(to_simplified(word)) is not None
-    def __len__(self): return sum(v is not None for v in self.logfreq.values())
-    def freq(self, word: str) -> float:
-        "Frequency of `word` (0 when absent)."
-        v = self.logfreq.get(to_simplified(word)); return 0.0 if v is None else math.exp(v)
-    def __repr__(self): return f"WordDictionary({len(self):,} words, total frequency {self.total:,.0f})"
+# %% ../nbs/02_chinese.ipynb #d7d9613e
+@patch
+def __contains__(self: WordDictionary, word): return isinstance(word, str) and self.logfreq.get(to_simplified(word)) is not None
+@patch
+def __len__(self: WordDictionary): return sum(v is not None for v in self.logfreq.values())
+@patch
+def __repr__(self: WordDictionary): return f"WordDictionary({len(self):,} words, total frequency {self.total:,.0f})"
+@patch
+def freq(self: WordDictionary, word: str) -> float:
+    "Frequency of `word` (0 when absent)."
+    v = self.logfreq.get(to_simplified(word)); return 0.0 if v is None else math.exp(v)
 
 # %% ../nbs/02_chinese.ipynb #00ac2671
-def _file_key(data: bytes) -> str: return hashlib.sha256(data).hexdigest()[:24]
+def _file_key(data: bytes) -> str:
+    "The cache key of a file's bytes: the start of their SHA-256."
+    return hashlib.sha256(data).hexdigest()[:24]
 
 def _cache_tuple(d: WordDictionary) -> tuple:
+    "What a cache entry holds, as plain types for `marshal` (read back by `_from_cache`)."
     return (_CACHE_VERSION, d.logfreq, d.total, d.translit, sorted(d.mixed), None if d.unknown is None else tuple(d.unknown),
             d.has_frequencies)
 
+# %% ../nbs/02_chinese.ipynb #3f25156c
 def _from_cache(data: bytes) -> WordDictionary | None:
     "The dictionary in a cache entry's bytes, or `None` when they do not hold one in this version's form."
     try: v = marshal.loads(data)
@@ -269,6 +284,15 @@ def _from_cache(data: bytes) -> WordDictionary | None:
     return d
 
 # %% ../nbs/02_chinese.ipynb #852539a8
+def _write_cache(cache: Path, d: WordDictionary):
+    "Store `d` in the cache entry `cache` (atomically) and remove the entries older versions left for the same file."
+    try:
+        with atomic_write(cache, "wb") as f: marshal.dump(_cache_tuple(d), f)
+        for old in cache.parent.glob(cache.name.replace(f"-v{_CACHE_VERSION}.", "-v*.")):
+            if old != cache: old.unlink(missing_ok=True)
+    except OSError: pass  # a read-only cache folder only costs speed
+
+# %% ../nbs/02_chinese.ipynb #cef9017f
 def _cached(path: Path, cache_dir: str | Path | None, kind: str, build) -> WordDictionary:
     "`build(path)`, through the cache of compiled forms keyed by the file's SHA-256 (`kind`: `dictionary` or `model`)."
     if not path.is_file(): raise FileNotFoundError(f"{kind} file not found: {path}")
@@ -280,19 +304,17 @@ def _cached(path: Path, cache_dir: str | Path | None, kind: str, build) -> WordD
         except OSError: d = None  # no cache yet
         if d is not None: return d
     d = build(path)
-    if cache is not None:
-        try:
-            with atomic_write(cache, "wb") as f: marshal.dump(_cache_tuple(d), f)
-            for old in cache.parent.glob(name.replace(f"-v{_CACHE_VERSION}.", "-v*.")):  # older versions' entries
-                if old != cache: old.unlink(missing_ok=True)
-        except OSError: pass  # a read-only cache folder only costs speed
+    if cache is not None: _write_cache(cache, d)
     return d
 
+# %% ../nbs/02_chinese.ipynb #5f6ef04c
 def _read_dictionary(path: Path) -> WordDictionary:
+    "The `WordDictionary` of a dictionary file; one without words is an error."
     entries = read_word_list(path)
     if not entries: raise ValueError(f"{path}: no words in the dictionary file (expected one word a line, or `word freq [tag]`)")
     return WordDictionary(entries)
 
+# %% ../nbs/02_chinese.ipynb #419d87f6
 @patch(cls_method=True)
 def from_file(cls: WordDictionary,
                path: str | Path,  # dictionary file (see `read_word_list`)
@@ -327,6 +349,7 @@ _ATOMS = re.compile(
     rf"|(?P<other>.[{_MODS}]*(?:\u200d.[{_MODS}]*)*)",
     re.S)
 
+# %% ../nbs/02_chinese.ipynb #4e8230bb
 def _atoms(text: str) -> list[tuple[str, str]]:
     "`(kind, piece)` for each atom of a whitespace-free `text`; the pieces joined give `text` back."
     return [(m.lastgroup, text[m.start():m.end()]) for m in _ATOMS.finditer(text.translate(_T2S))]  # traditional units too
@@ -351,10 +374,15 @@ class Segmenter:
         if isinstance(user_words, (str, Path)): user_words = [w for w, _ in read_word_list(user_words)]
         for w in user_words or (): self.add_word(w)
 
-    def __repr__(self): return f"Segmenter({self.dictionary!r})"
+# %% ../nbs/02_chinese.ipynb #0addfe4e
+@patch
+def __repr__(self: Segmenter): return f"Segmenter({self.dictionary!r})"
 
+# %% ../nbs/02_chinese.ipynb #7493fd19
 _LEAD = re.compile(f"[^{_JOINER}]*")
-def _lead_len(word: str) -> int: return _LEAD.match(word).end()  # characters before the first letter, digit or + # &
+def _lead_len(word: str) -> int:
+    "How many characters of `word` come before its first letter, digit or `+ # &`."
+    return _LEAD.match(word).end()
 
 # %% ../nbs/02_chinese.ipynb #2c1dd695
 _NUMERALS = re.compile("第?[零○〇一二三四五六七八九十百千万亿两][零○〇一二三四五六七八九十百千万亿]+[月日]?")
@@ -392,6 +420,7 @@ def _scores(self: Segmenter,
         score[i], end[i] = best, bestj
     return score, end
 
+# %% ../nbs/02_chinese.ipynb #ef716fa9
 def _path(end: list[int], offset: int = 0) -> list[int]:
     "The word ends along the best path, from the first-word ends of `_scores` (shifted by `offset`)."
     out, i = [], 0
@@ -465,6 +494,7 @@ def _cut_piece(self: Segmenter, piece: str) -> list[str]:
         words.extend(ws)
     return words
 
+# %% ../nbs/02_chinese.ipynb #2cf0906f
 @patch
 def cut(self: Segmenter,
          text: str,  # any text; whitespace separates words and is dropped
@@ -483,15 +513,19 @@ def cut(self: Segmenter,
 _JOINER_CHAR = re.compile(f"[{_JOINER}]")
 _ALNUM_CHAR = re.compile(f"[{_LAT}{_DIG}]")
 
+def _mixed_starts(s: str, lead: int) -> list[int]:
+    "Where a mixed word may start: at a letter, digit or `+ # &`, or up to `lead` characters before one."
+    return sorted({i for m in _JOINER_CHAR.finditer(s) for i in range(max(m.start() - lead, 0), m.start() + 1)})
+
+# %% ../nbs/02_chinese.ipynb #bfc265d5
 @patch
 def _mixed_spans(self: Segmenter, chunk: str) -> list[tuple[int, int]]:
     "`(start, end)` of the dictionary's mixed words in a whitespace-free `chunk`, leftmost-longest."
     d = self.dictionary
     if not d.mixed or not _JOINER_CHAR.search(chunk): return []
     s, lf, n, alnum = to_simplified(chunk), d.logfreq, len(chunk), _ALNUM_CHAR.match
-    starts = sorted({i for m in _JOINER_CHAR.finditer(s) for i in range(max(m.start() - self._lead, 0), m.start() + 1)})
     spans, done = [], 0
-    for i in starts:
+    for i in _mixed_starts(s, self._lead):
         if i < done or (i and alnum(s[i]) and alnum(s[i - 1])): continue
         best, j = 0, i + 2
         while j <= n and s[i:j] in lf:
@@ -502,6 +536,14 @@ def _mixed_spans(self: Segmenter, chunk: str) -> list[tuple[int, int]]:
 
 # %% ../nbs/02_chinese.ipynb #5a85f65a
 @patch
+def _whole_freq(self: Segmenter, key: str) -> float:
+    "The smallest frequency that makes the word `key` (simplified) beat the best way to cut it otherwise."
+    d = self.dictionary
+    logp = sum(self._scores(p, self.unknown)[0][0] if kind == "han" else -math.log(d.total or 1.0) for kind, p in _atoms(key))
+    return max(1.0, math.exp(logp) * (d.total or 1.0) + 1.0 - d.freq(key))  # that path's probability as a count, plus one
+
+# %% ../nbs/02_chinese.ipynb #18a97f5d
+@patch
 def add_word(self: Segmenter,
               word: str,  # the word; it may hold traditional characters
               freq: float | None = None,  # its frequency; `None` picks the smallest that keeps it whole
@@ -510,9 +552,7 @@ def add_word(self: Segmenter,
     if not isinstance(word, str): raise TypeError(f"word must be a str, got {type(word).__name__}")
     if not word or any(ch.isspace() for ch in word): raise ValueError(f"word must be non-empty without whitespace, got {word!r}")
     key, d = to_simplified(word), self.dictionary
-    if freq is None:  # the probability of the best way to cut it otherwise, as a count, plus one
-        logp = sum(self._scores(p, self.unknown)[0][0] if kind == "han" else -math.log(d.total or 1.0) for kind, p in _atoms(key))
-        freq = max(1.0, math.exp(logp) * (d.total or 1.0) + 1.0 - d.freq(word))
+    if freq is None: freq = self._whole_freq(key)
     elif isinstance(freq, bool) or not isinstance(freq, (int, float)) or not freq > 0:
         raise ValueError(f"freq must be a positive number or None, got {freq!r}")
     d._add(key, float(freq))
@@ -520,6 +560,14 @@ def add_word(self: Segmenter,
     return self
 
 # %% ../nbs/02_chinese.ipynb #613e846f
+@patch
+def _recount(self: Segmenter, texts: list[str], prior: dict[str, float]):
+    "One round of `adapt`: each dictionary word's frequency becomes its `prior` plus its count in `texts` as now cut."
+    d, counts = self.dictionary, Counter(to_simplified(w) for t in texts for w in self.cut(t))
+    for k, f in prior.items(): d.logfreq[k] = math.log(f + counts.get(k, 0))
+    d.total = sum(prior.values()) + sum(c for k, c in counts.items() if k in prior)
+
+# %% ../nbs/02_chinese.ipynb #5cfc697b
 @patch
 def adapt(self: Segmenter,
            texts: Iterable[str],  # raw text lines, e.g. the corpus about to be segmented
@@ -533,10 +581,7 @@ def adapt(self: Segmenter,
     prior = {k: math.exp(v) for k, v in d.logfreq.items() if v is not None}
     self.unknown = None  # count with the dictionary alone: unknown words would take counts from the characters
     try:
-        for _ in range(rounds):
-            counts = Counter(to_simplified(w) for t in texts for w in self.cut(t))
-            for k, f in prior.items(): d.logfreq[k] = math.log(f + counts.get(k, 0))
-            d.total = sum(prior.values()) + sum(c for k, c in counts.items() if k in prior)
+        for _ in range(rounds): self._recount(texts, prior)
         d.has_frequencies = True
     finally: self.unknown = unknown
     return self
@@ -562,15 +607,32 @@ def forward_maximum_matching(
 
 # %% ../nbs/02_chinese.ipynb #965f5e3f
 class SegmentationScore(NamedTuple):
+    "What `sighan_score` returns: P, R, F1, the counts, and the recall of words out of / in the dictionary."
     precision: float; recall: float; f1: float
     gold_words: int; predicted_words: int; correct: int
     oov_recall: float | None = None; iv_recall: float | None = None
 
-def _spans(words):
+# %% ../nbs/02_chinese.ipynb #4838f12c
+def _spans(words: list[str]) -> list[tuple[int, int]]:
+    "`(start, end)` character offsets of each word, in order."
     out, i = [], 0
     for w in words: out.append((i, i + len(w))); i += len(w)
     return out
 
+# %% ../nbs/02_chinese.ipynb #09b40116
+def _span_counts(gold, predicted, dictionary) -> tuple[int, int, int, int, int]:
+    "Correct, gold and predicted words, gold words out of `dictionary`, and those of them correct (see `sighan_score`)."
+    correct = ngold = npred = oov = oov_ok = 0
+    for n, (g, p) in enumerate(zip(gold, predicted)):
+        if "".join(g) != "".join(p): raise ValueError(f"sentence {n}: gold and predicted words do not join to the same text")
+        gs, ps = _spans(g), set(_spans(p))
+        ngold += len(gs); npred += len(ps)
+        for w, sp in zip(g, gs):
+            hit = sp in ps; correct += hit
+            if dictionary is not None and w not in dictionary: oov += 1; oov_ok += hit
+    return correct, ngold, npred, oov, oov_ok
+
+# %% ../nbs/02_chinese.ipynb #0e99987a
 def sighan_score(
     gold: list[list[str]],  # gold words, one list per sentence
     predicted: list[list[str]],  # predicted words, same sentences in the same order
@@ -578,15 +640,7 @@ def sighan_score(
 ) -> SegmentationScore:
     "Word-span precision, recall and F1 as in the SIGHAN bakeoff scorer."
     if len(gold) != len(predicted): raise ValueError(f"gold has {len(gold)} sentences, predicted {len(predicted)}")
-    correct = ngold = npred = oov = oov_ok = 0
-    for n, (g, p) in enumerate(zip(gold, predicted)):
-        if "".join(g) != "".join(p):
-            raise ValueError(f"sentence {n}: gold and predicted words do not join to the same text")
-        gs, ps = _spans(g), set(_spans(p))
-        ngold += len(gs); npred += len(ps)
-        for w, sp in zip(g, gs):
-            hit = sp in ps; correct += hit
-            if dictionary is not None and w not in dictionary: oov += 1; oov_ok += hit
+    correct, ngold, npred, oov, oov_ok = _span_counts(gold, predicted, dictionary)
     p = correct / npred if npred else 0.0
     r = correct / ngold if ngold else 0.0
     f = 2 * p * r / (p + r) if p + r else 0.0
@@ -601,6 +655,7 @@ def _read_utf8(path: str | Path) -> list[str]:
     except UnicodeDecodeError as e:
         raise ValueError(f"{path} is not UTF-8 ({e.reason} at byte {e.start}); convert it, e.g. with iconv") from None
 
+# %% ../nbs/02_chinese.ipynb #5a90a7be
 def read_segmented(
     path: str | Path,  # UTF-8 file with one sentence a line, words separated by whitespace (a SIGHAN gold file)
 ) -> list[list[str]]:
@@ -627,16 +682,23 @@ def _counted(sentences: list[list[str]], extra: Iterable[str], rate: float) -> S
     d.unknown = unknown_word_model((w for w, c in counts.items() if c == 1), rate)
     return Segmenter(d)
 
+# %% ../nbs/02_chinese.ipynb #a68d06d7
+def _checked_sentences(sentences: Iterable[list[str]]) -> list[list[str]]:
+    "The non-empty `sentences`, after checking they hold words: non-empty strings without whitespace."
+    sentences = [s for s in sentences if s]
+    if not sentences: raise ValueError("the training corpus has no words (expected one sentence a line, words separated by spaces)")
+    if any(not isinstance(w, str) or not w or any(c.isspace() for c in w) for s in sentences for w in s):
+        raise ValueError("sentences must be lists of non-empty words without whitespace")
+    return sentences
+
+# %% ../nbs/02_chinese.ipynb #8c61e0e3
 def train_segmenter(
     sentences: Iterable[list[str]],  # segmented sentences (lists of words), e.g. from `read_segmented`
     words: WordDictionary | Iterable[str] = (),  # a word list: its words the corpus lacks are added with frequency 1
     held_out: float = 0.25,  # share of the sentences (the last ones) held out to choose the unknown-word rate
 ) -> Segmenter:
     "A segmenter whose word frequencies and unknown-word model are learned from a segmented corpus."
-    sentences = [s for s in sentences if s]
-    if not sentences: raise ValueError("the training corpus has no words (expected one sentence a line, words separated by spaces)")
-    if any(not isinstance(w, str) or not w or any(c.isspace() for c in w) for s in sentences for w in s):
-        raise ValueError("sentences must be lists of non-empty words without whitespace")
+    sentences = _checked_sentences(sentences)
     if not 0 <= held_out < 1: raise ValueError(f"held_out must be in [0, 1), got {held_out!r}")
     extra = [k for k, v in words.logfreq.items() if v is not None] if isinstance(words, WordDictionary) else [to_simplified(w) for w in words]
     k = round(len(sentences) * (1 - held_out))
@@ -661,6 +723,11 @@ def save(self: Segmenter,
     return Path(path)
 
 # %% ../nbs/02_chinese.ipynb #52a8b551
+def _unknown_from_json(unk: dict, path: Path) -> UnknownWords:
+    "The `UnknownWords` saved as `unk` (JSON lists back to tuples) in the model file `path`."
+    try: return UnknownWords(**{**unk, "floor": tuple(unk["floor"]), "length": tuple(unk["length"])})
+    except (TypeError, KeyError) as e: raise ValueError(f"{path}: `unknown` is not an unknown-word model ({e})") from None
+
 def _read_model(path: Path) -> WordDictionary:
     "The dictionary (with its unknown-word model) of a model file written by `Segmenter.save`."
     what = f"{path} is not a segmenter model (expected the JSON that `tc-train-segmenter` writes)"
@@ -672,10 +739,10 @@ def _read_model(path: Path) -> WordDictionary:
     if not isinstance(words, dict) or not words or not all(type(f) in (int, float) and f > 0 for f in words.values()):
         raise ValueError(f"{path}: `words` must map each word to a positive frequency")
     d = WordDictionary(words.items(), unknown_rate=None)
-    try: d.unknown = None if unk is None else UnknownWords(**{**unk, "floor": tuple(unk["floor"]), "length": tuple(unk["length"])})
-    except (TypeError, KeyError) as e: raise ValueError(f"{path}: `unknown` is not an unknown-word model ({e})") from None
+    d.unknown = None if unk is None else _unknown_from_json(unk, path)
     return d
 
+# %% ../nbs/02_chinese.ipynb #dddf5e57
 @patch(cls_method=True)
 def load(cls: Segmenter,
           path: str | Path,  # a model file written by `Segmenter.save` / `tc-train-segmenter`
@@ -695,14 +762,19 @@ def _input_lines(src, name: str = "stdin"):
                              "convert it, e.g. with iconv") from None
         yield line[1:] if n == 1 and line.startswith("\ufeff") else line
 
+# %% ../nbs/02_chinese.ipynb #3eb8156d
+def _read_all(lines) -> tuple[list[str], ValueError | None]:
+    "All of `lines` up to the first bad one, and its error (`None` if there is none)."
+    read = []
+    try: read.extend(lines)  # a generator that raises leaves the lines it gave before in `read`
+    except ValueError as e: return read, e
+    return read, None
+
+# %% ../nbs/02_chinese.ipynb #c80a1e21
 def _segment_lines(seg: Segmenter, src, out, adapt: bool = False):
     "Write each line of the binary stream `src`, segmented, to the binary stream `out`; with `adapt`, read all lines first and `adapt` to them."
     lines, error = _input_lines(src), None
-    if adapt:
-        read = []
-        try: read.extend(lines)  # the lines before a bad one are kept, segmented and written, then the error is raised
-        except ValueError as e: error = e
-        seg.adapt(read); lines = read
+    if adapt: lines, error = _read_all(lines); seg.adapt(lines)
     interactive = out.isatty()
     try:
         for line in lines:
@@ -712,8 +784,8 @@ def _segment_lines(seg: Segmenter, src, out, adapt: bool = False):
     if error: raise error
 
 # %% ../nbs/02_chinese.ipynb #13ce6019
-def tc_segment(argv: list[str] | None = None):  # arguments (default: the command line)
-    "Segment Chinese text: UTF-8 lines on stdin -> words separated by single spaces on stdout."
+def _segment_parser():
+    "The options of `tc-segment`."
     p = command_parser("tc-segment", "Segment Chinese text: UTF-8 lines on stdin, words separated by single spaces on stdout.",
                        "examples:\n  echo '我们在北京大学学习' | tc-segment\n"
                        "  tc-segment --dict pku_training_words.utf8 < pku_test.utf8\n  tc-segment --model pku.model < text.txt")
@@ -723,7 +795,12 @@ def tc_segment(argv: list[str] | None = None):  # arguments (default: the comman
                              "from pip install 'transformer_components[zh]'")
     source.add_argument("--model", metavar="FILE", help="a model written by tc-train-segmenter")
     p.add_argument("--user-dict", metavar="PATH", help="file of extra words, same formats as --dict")
-    args = p.parse_args(argv)
+    return p
+
+# %% ../nbs/02_chinese.ipynb #8bc36df5
+def tc_segment(argv: list[str] | None = None):  # arguments (default: the command line)
+    "Segment Chinese text: UTF-8 lines on stdin -> words separated by single spaces on stdout."
+    args = _segment_parser().parse_args(argv)
     with cli_errors("tc-segment"):
         if args.model: seg = Segmenter.load(args.model)
         else: seg = Segmenter(args.dictionary or default_dictionary_path(otherwise="pass --dict FILE"))
@@ -732,8 +809,8 @@ def tc_segment(argv: list[str] | None = None):  # arguments (default: the comman
         _segment_lines(seg, sys.stdin.buffer, sys.stdout.buffer, adapt=not seg.dictionary.has_frequencies)
 
 # %% ../nbs/02_chinese.ipynb #92ba53ac
-def tc_train_segmenter(argv: list[str] | None = None):  # arguments (default: the command line)
-    "Learn word frequencies and the unknown-word model from segmented text; write a model for `tc-segment --model`."
+def _train_parser():
+    "The options of `tc-train-segmenter`."
     p = command_parser("tc-train-segmenter", "Learn a Chinese segmenter model from segmented text (one sentence a line, "
                        "words separated by spaces) for tc-segment --model.",
                        "example:\n  tc-train-segmenter pku_training.utf8 --dict pku_training_words.utf8 --out pku.model\n"
@@ -741,7 +818,12 @@ def tc_train_segmenter(argv: list[str] | None = None):  # arguments (default: th
     p.add_argument("corpus", nargs="+", metavar="CORPUS", help="segmented UTF-8 file(s), the SIGHAN training format")
     p.add_argument("--out", required=True, metavar="FILE", help="where to write the model (JSON)")
     p.add_argument("--dict", dest="dictionary", metavar="PATH", help="word list: its words the corpus lacks get frequency 1")
-    args = p.parse_args(argv)
+    return p
+
+# %% ../nbs/02_chinese.ipynb #b94c473c
+def tc_train_segmenter(argv: list[str] | None = None):  # arguments (default: the command line)
+    "Learn word frequencies and the unknown-word model from segmented text; write a model for `tc-segment --model`."
+    args = _train_parser().parse_args(argv)
     with cli_errors("tc-train-segmenter"):
         sentences = [s for path in args.corpus for s in read_segmented(path)]
         words = WordDictionary.from_file(args.dictionary) if args.dictionary else ()
