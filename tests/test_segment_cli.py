@@ -7,10 +7,10 @@ import pytest
 SEED = "談到貿易戰的長遠影響，林行止表示貿易戰促使在中國的工廠搬遷到越南、寮國、印度、台灣甚至是馬來西亞，以避開關稅。"
 
 
-def _exe() -> str:
-    here = Path(sys.executable).parent / "tc-segment"
-    found = str(here) if here.exists() else shutil.which("tc-segment")
-    assert found, "the tc-segment console script is not installed (pip install -e .)"
+def _exe(name="tc-segment") -> str:
+    here = Path(sys.executable).parent / name
+    found = str(here) if here.exists() else shutil.which(name)
+    assert found, f"the {name} console script is not installed (pip install -e .)"
     return found
 
 
@@ -20,8 +20,8 @@ def env(tmp_path_factory):
     return e
 
 
-def run(args, stdin: bytes, env):
-    return subprocess.run([_exe(), *args], input=stdin, capture_output=True, env=env, timeout=120)
+def run(args, stdin: bytes, env, exe="tc-segment"):
+    return subprocess.run([_exe(exe), *args], input=stdin, capture_output=True, env=env, timeout=120)
 
 
 def _nows(s: str) -> str: return "".join(s.split())
@@ -66,4 +66,125 @@ def test_malformed_dictionary(env, tmp_path):
 
 def test_input_not_utf8(env):
     r = run([], "北京\n".encode("gbk"), env)
-    assert r.returncode == 1 and "not UTF-8" in r.stderr.decode()
+    assert r.returncode == 1 and "stdin line 1 is not valid UTF-8" in r.stderr.decode()
+
+
+def _words(tmp_path):
+    d = tmp_path / "words.txt"
+    d.write_text("北京\n大学\n北京大学\n研究\n生命\n", encoding="utf-8")
+    return str(d)
+
+
+def test_bom_is_dropped(env, tmp_path):
+    r = run(["--dict", _words(tmp_path)], "\ufeff北京大学\n北京\n".encode("utf-8"), env)
+    assert r.returncode == 0, r.stderr.decode()
+    assert r.stdout.decode("utf-8") == "北京大学\n北京\n"
+
+
+def test_invalid_utf8_names_line_and_byte_after_the_valid_lines(env, tmp_path):
+    data = "北京\n研究\n".encode("utf-8") + "生命".encode("utf-8")[:4] + b"\xff\xfe\n" + "北京\n".encode("utf-8")
+    r = run(["--dict", _words(tmp_path)], data, env)
+    assert r.returncode == 1
+    assert r.stdout.decode("utf-8") == "北京\n研究\n"  # the valid lines before it are written
+    err = r.stderr.decode()
+    assert err.startswith("tc-segment: error: stdin line 3 is not valid UTF-8 (byte 4") and err.count("\n") == 1, err
+    assert "Traceback" not in err
+
+
+def test_lone_cr_does_not_end_a_line(env, tmp_path):
+    r = run(["--dict", _words(tmp_path)], "北京\r大学\r\n研究\n".encode("utf-8"), env)
+    assert r.returncode == 0, r.stderr.decode()
+    assert r.stdout.decode("utf-8").split("\n") == ["北京 大学", "研究", ""]  # \r is whitespace inside the line
+
+
+def test_empty_dictionary_is_refused(env, tmp_path):
+    d = tmp_path / "empty.txt"
+    d.write_text("\n  \n", encoding="utf-8")
+    r = run(["--dict", str(d)], "北京\n".encode("utf-8"), env)
+    assert r.returncode == 1 and r.stdout == b""
+    err = r.stderr.decode()
+    assert err.startswith("tc-segment: error:") and "empty.txt" in err and "no words" in err and "Traceback" not in err
+
+
+def test_wrong_cache_content_is_rebuilt(env, tmp_path):
+    import hashlib, marshal
+    cache = tmp_path / "cache"
+    e = dict(env, TC_CACHE_DIR=str(cache))
+    words = _words(tmp_path)
+    assert run(["--dict", words], "北京\n".encode("utf-8"), e).returncode == 0
+    entries = list(cache.glob("dictionary-*"))
+    assert len(entries) == 1
+    for bad in ([1, 2, 3, 4], (1, [], "x", 0), None, {"a": 1}):
+        entries[0].write_bytes(marshal.dumps(bad))
+        r = run(["--dict", words], "北京大学\n".encode("utf-8"), e)
+        assert r.returncode == 0 and r.stdout.decode("utf-8") == "北京大学\n", r.stderr.decode()
+
+
+def test_no_jieba_names_the_extra(env, tmp_path):
+    (tmp_path / "jieba.py").write_text("raise ImportError('not installed')\n")  # shadows the installed package
+    e = dict(env, PYTHONPATH=str(tmp_path))
+    r = run([], "北京\n".encode("utf-8"), e)
+    assert r.returncode == 1 and r.stdout == b""
+    assert r.stderr.decode() == ("tc-segment: error: no default Chinese dictionary: pip install "
+                                 "'transformer_components[zh]' (jieba's dict.txt), or pass --dict FILE\n")
+
+
+def test_help_is_fast_and_imports_no_torch():
+    import time
+    code = ("import sys, time; t = time.perf_counter(); from transformer_components.chinese import tc_segment\n"
+            "try: tc_segment(['--help'])\nexcept SystemExit: pass\n"
+            "assert 'torch' not in sys.modules and 'numpy' not in sys.modules, 'torch or numpy imported'")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=60)
+    assert r.returncode == 0, r.stderr.decode()
+    best = float("inf")
+    for _ in range(3):
+        t0 = time.perf_counter()
+        r = subprocess.run([_exe(), "--help"], capture_output=True, timeout=60)
+        best = min(best, time.perf_counter() - t0)
+        assert r.returncode == 0 and b"usage: tc-segment" in r.stdout
+    assert best < 0.3, f"tc-segment --help took {best:.2f} s"
+
+
+def test_train_then_segment_with_the_model(env, tmp_path):
+    corpus = tmp_path / "train.txt"
+    corpus.write_text("罢工  的  人\n罢课  了\n任免  的  人\n的  人\n" * 4 + "罢休\n豁免\n", encoding="utf-8")
+    model = tmp_path / "seg.model"
+    r = run([str(corpus), "--out", str(model)], b"", env, exe="tc-train-segmenter")
+    assert r.returncode == 0 and model.is_file(), r.stderr.decode()
+    assert r.stderr.decode().startswith("tc-train-segmenter: 42 words in 18 sentences")
+    r = run(["--model", str(model)], "罢免的人\n罢工了\n".encode("utf-8"), env)
+    assert r.returncode == 0, r.stderr.decode()
+    assert r.stdout.decode("utf-8") == "罢免 的 人\n罢工 了\n"
+    r = run(["--model", str(model), "--dict", str(corpus)], b"", env)
+    assert r.returncode == 2 and "not allowed with" in r.stderr.decode()  # one source of words
+    r = run(["--model", str(corpus)], "北京\n".encode("utf-8"), env)
+    assert r.returncode == 1 and "train.txt is not a segmenter model" in r.stderr.decode()
+    r = run([str(tmp_path / "nope.txt"), "--out", str(model)], b"", env, exe="tc-train-segmenter")
+    assert r.returncode == 1 and r.stderr.decode().startswith("tc-train-segmenter: error:") and "nope.txt" in r.stderr.decode()
+
+
+def test_mixed_dictionary_words_and_signs(env, tmp_path):
+    d = tmp_path / "words.txt"
+    d.write_text("T恤\n阿Q\n1号店\nC++\nAT&T\n正传\n", encoding="utf-8")
+    r = run(["--dict", str(d)], "T恤阿Q正传\n1号店C++AT&T\n11+122=133\n".encode("utf-8"), env)
+    assert r.returncode == 0, r.stderr.decode()
+    assert r.stdout.decode("utf-8") == "T恤 阿Q 正传\n1号店 C++ AT&T\n11 + 122 = 133\n"
+
+
+def test_pku_with_the_official_list_as_dict(env):
+    "The issue's measure: the PKU test input through `tc-segment --dict pku_training_words.utf8`, scored on the gold."
+    from transformer_components.core import has_shared_data, shared_data
+    from transformer_components.chinese import WordDictionary, forward_maximum_matching, read_segmented, sighan_score
+    if not has_shared_data("cws", "icwb2-data"): pytest.skip("the SIGHAN data is absent")
+    cws = shared_data("cws", "icwb2-data")
+    words = cws / "gold" / "pku_training_words.utf8"
+    r = run(["--dict", str(words)], (cws / "testing" / "pku_test.utf8").read_bytes(), env)
+    assert r.returncode == 0, r.stderr.decode()
+    pred = [line.split() for line in r.stdout.decode("utf-8").split("\n")[:-1]]
+    gold = read_segmented(cws / "gold" / "pku_test_gold.utf8")
+    assert len(pred) == len(gold)
+    pred, gold = [p for p in pred if p], [g for g in gold if g]
+    d = WordDictionary.from_file(words)
+    ours = sighan_score(gold, pred, d)
+    fmm = sighan_score(gold, [forward_maximum_matching("".join(g), d) for g in gold], d)
+    assert ours.f1 >= 0.935 and ours.f1 > fmm.f1 and ours.oov_recall >= 0.6, (ours, fmm)
