@@ -99,6 +99,10 @@ def check_install(bin_dir: Path, work: Path, label: str):
     if r.stdout.split() != ["我们", "在", "北京大学", "学习"]: sys.exit(f"install-check: FAILED: tc-segment gave {r.stdout!r}")
     one_line_error(run([bin_dir / "tc-segment"], cwd=work, env=env, stdin="北京\n", ok=(1,)), "tc-segment",
                    contains="transformer_components[zh]")
+    (work / "segmented.txt").write_text("我们 在 北京大学 学习\n北京 的 大学\n我们 学习\n", encoding="utf-8")
+    run([bin_dir / "tc-train-segmenter", work / "segmented.txt", "--out", work / "zh.model"], cwd=work, env=env)
+    r = run([bin_dir / "tc-segment", "--model", work / "zh.model"], cwd=work, env=env, stdin="我们在北京大学学习\n")
+    if "".join(r.stdout.split()) != "我们在北京大学学习": sys.exit(f"install-check: FAILED: tc-segment --model gave {r.stdout!r}")
     # the classifier: train, evaluate, predict
     run([bin_dir / "tc-train", "--train", inp["tsv"], "--out", work / "run", "--vocab-size", "60", "--embedding-dim", "16", "--num-heads", "2",
          "--num-layers", "1", "--epochs", "1", "--batch-size", "16"], cwd=work, env=env)
