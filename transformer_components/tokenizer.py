@@ -35,8 +35,8 @@ class Encoding(list):
 # %% ../nbs/01_tokenizer.ipynb #tk000010
 @patch(as_prop=True)
 def ids(self: Encoding) -> list[int]:
-    "The token ids, as a plain `list[int]`."
-    return list(self)
+    "The token ids, as a plain `list[int]` (a copy: the `Encoding` itself is already that list)."
+    return list.copy(self)
 
 @patch(as_prop=True)
 def type_ids(self: Encoding) -> list[int]:
@@ -52,17 +52,18 @@ def attention_mask(self: Encoding) -> list[int]:
 # %% ../nbs/01_tokenizer.ipynb #tk000037
 _new_list = list.__new__
 
-@patch(cls_method=True)
-def lazy(cls: Encoding,
-         ids: Iterable[int],  # token ids
-         source,  # the tokenizer: `source._tokens_of(ids)` and `source._offsets(inputs)` compute the rest
-         inputs,  # what `source._offsets` needs, e.g. the text
-        ) -> Encoding:
+def _lazy(cls,
+          ids: Iterable[int],  # token ids
+          source,  # the tokenizer: `source._tokens_of(ids)` and `source._offsets(inputs)` compute the rest
+          inputs,  # what `source._offsets` needs, e.g. the text
+         ) -> Encoding:
     "An `Encoding` whose tokens and offsets `source` computes on first access."
     enc = _new_list(cls)  # no __init__: this runs once per encoded text, so it stays as cheap as a list
-    enc += ids
+    enc.extend(ids)
     enc._source, enc._inputs = source, inputs
     return enc
+
+Encoding.lazy = classmethod(_lazy)  # a plain classmethod: `patch`'s costs a call per use, and this is the hot path
 
 # %% ../nbs/01_tokenizer.ipynb #tk000038
 @patch(as_prop=True)
