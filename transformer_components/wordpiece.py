@@ -659,9 +659,10 @@ def train_wordpiece(
         for q in touched:
             if pair_count[q] == 0: del pair_count[q]; pairs_of[q[0]].discard(q); pairs_of[q[1]].discard(q)
         if likelihood: touched = touched.union(pairs_of[a], pairs_of[b], pairs_of[new])  # their scores moved with the unit counts
+        push, uf, get = heapq.heappush, unit_freq, pair_count.get  # locals: this loop runs for every re-queued pair
         for q in touched:
-            c = pair_count.get(q)
-            if c: heapq.heappush(heap, (-(c / (unit_freq[q[0]] * unit_freq[q[1]])) if likelihood else -c, -c, q))  # `entry(q)`, inlined
+            c = get(q)
+            if c: push(heap, (-(c / (uf[q[0]] * uf[q[1]])) if likelihood else -c, -c, q))  # `entry(q)`, inlined
         if progress is not None: progress(len(vocab), vocab_size)
     return vocab, merges
 
