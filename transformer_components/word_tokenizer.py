@@ -5,13 +5,12 @@
 # %% ../nbs/01_word_tokenizer.ipynb #0fd38d7e
 from __future__ import annotations
 
-import numbers
 from collections.abc import Iterable, Sequence
 
 from fastcore.basics import patch
 
 from .core import check_choice, check_positive_int
-from .tokenizer import Encoding, Tokenizer
+from .tokenizer import Encoding, Tokenizer, _as_int
 
 # %% auto #0
 __all__ = ['KERAS_FILTERS', 'text_to_word_sequence', 'WordTokenizer', 'UnknownWordError', 'pad_sequences']
@@ -147,8 +146,7 @@ def _text_of(self: WordTokenizer, seq: Iterable[int], where: str) -> str:
     "The tokens of `seq` joined by `split` (directly with `char_level`), padding skipped."
     words = []
     for i in (seq.tolist() if hasattr(seq, "tolist") else seq):
-        if isinstance(i, bool) or not isinstance(i, numbers.Integral):
-            raise TypeError(f"{where} must hold int ids, got {type(i).__name__}")
+        i = _as_int(i, where)
         if i == 0: continue
         if i not in self.index_word:
             raise IndexError(f"{where} holds id {i}, outside [0, {self.vocab_size}) for this vocabulary")
