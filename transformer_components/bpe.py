@@ -62,6 +62,7 @@ GPT2_PATTERN = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|
 # %% ../nbs/03_bpe.ipynb #66a874e5
 _WS = "\t\n\x0b\x0c\r "  # ASCII members of Unicode White_Space (U+001C..U+001F are not)
 _ASCII_RE = re.compile(rf"'s|'t|'re|'ve|'m|'ll|'d| ?[A-Za-z]+| ?[0-9]+| ?[^{_WS}A-Za-z0-9]+|[{_WS}]+(?![^{_WS}])|[{_WS}]+")
+_ascii_pretokens = _ASCII_RE.findall
 _NON_ASCII_SPACE = "\x85\xa0\u1680" + "".join(map(chr, range(0x2000, 0x200B))) + "\u2028\u2029\u202f\u205f\u3000"
 
 # %% ../nbs/03_bpe.ipynb #e515af16
@@ -148,6 +149,7 @@ class BPETokenizer(Tokenizer):
         self._byte_map = {b: ord(c) for b, c in bytes_to_unicode().items()}
         self._unbyte = {c: b for b, c in bytes_to_unicode().items()}
         self._cache = _WordCache(lambda w: self._encode_word(w), check_positive_int("cache_size", cache_size))
+        self._word_ids = self._cache.__getitem__  # bound once: `encode` calls it for every pre-token
 
     def __repr__(self):
         kind = "byte-level" if self.byte_level else "character-level"
@@ -202,8 +204,8 @@ def encode(self: BPETokenizer,
           ) -> Encoding:
     "The `Encoding` of `text` (ids, and on demand tokens and character offsets); empty for empty text."
     if not isinstance(text, str): _check_text(text)  # the check inlined: this runs once per text
-    words = _ASCII_RE.findall(text) if text.isascii() else pretokenize(text)  # the common case inlined
-    return Encoding.lazy(chain.from_iterable(map(self._cache.__getitem__, words)), self, text)
+    words = _ascii_pretokens(text) if text.isascii() else pretokenize(text)  # the common case inlined
+    return Encoding.lazy(chain.from_iterable(map(self._word_ids, words)), self, text)
 
 # %% ../nbs/03_bpe.ipynb #8bf6dade
 @patch
