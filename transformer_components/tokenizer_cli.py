@@ -28,6 +28,7 @@ def _line(raw: bytes, n: int) -> str:
     except UnicodeDecodeError as e:
         raise ValueError(f"stdin line {n} is not valid UTF-8 (byte {e.start + 1} of the line: {raw[e.start:e.start + 1]!r})") from None
 
+# %% ../nbs/05_tokenizer_cli.ipynb #9cc89204
 def tokenize_stream(
     tok: Tokenizer,  # any tokenizer, e.g. from `load_tokenizer`
     lines: Iterable[bytes],  # UTF-8 lines, each with or without its `\n` (e.g. `sys.stdin.buffer`)
@@ -62,19 +63,21 @@ def tc_tokenize(argv: list[str] | None = None):  # arguments (default: the comma
         tokenize_stream(tok, sys.stdin.buffer, sys.stdout, flush=True)
 
 # %% ../nbs/05_tokenizer_cli.ipynb #45e4bf52
+def _training_lines(path: Path) -> list[str]:
+    "The lines of one training file; `ValueError` naming the file and line for bytes that are not UTF-8."
+    if not path.is_file(): raise FileNotFoundError(f"{path}: no such file")
+    raw = path.read_bytes()
+    try: return raw.decode("utf-8").split("\n")
+    except UnicodeDecodeError as e:
+        line = raw.count(b"\n", 0, e.start) + 1
+        raise ValueError(f"{path}, line {line}: not valid UTF-8; tokenizers train on UTF-8 text") from None
+
+# %% ../nbs/05_tokenizer_cli.ipynb #13623b3c
 def read_training_files(
     files: list[str | Path],  # UTF-8 text files, one or many lines each
 ) -> list[str]:
     "All lines of `files`; `ValueError` naming the file and line for bytes that are not UTF-8, or when there is no text."
-    lines = []
-    for f in files:
-        path = Path(f)
-        if not path.is_file(): raise FileNotFoundError(f"{path}: no such file")
-        raw = path.read_bytes()
-        try: lines += raw.decode("utf-8").split("\n")
-        except UnicodeDecodeError as e:
-            line = raw.count(b"\n", 0, e.start) + 1
-            raise ValueError(f"{path}, line {line}: not valid UTF-8; tokenizers train on UTF-8 text") from None
+    lines = [line for f in files for line in _training_lines(Path(f))]
     if not any(line.strip() for line in lines):
         raise ValueError(f"{', '.join(map(str, files))}: no training text (the files are empty or hold only white space)")
     return lines
@@ -82,6 +85,7 @@ def read_training_files(
 # %% ../nbs/05_tokenizer_cli.ipynb #b971078b
 TRAINERS = {"bpe": (BPETokenizer, {}), "wordpiece": (WordPiece, {}), "word": (WordTokenizer, {"oov_token": "[UNK]"})}  # --model -> class, options
 
+# %% ../nbs/05_tokenizer_cli.ipynb #dcfa8768
 def train_tokenizer(
     model: str,  # "bpe", "wordpiece" or "word"
     vocab_size: int,  # size of the vocabulary to learn (special tokens and base symbols included)
