@@ -56,3 +56,74 @@ def test_errors_are_named(tmp_path, env):
     res = run([script("tc-train-tokenizer"), "--out", str(tmp_path / "t.json"), str(bad)], env=env)
     assert res.returncode != 0 and b"latin1.txt, line 1: not valid UTF-8" in res.stderr
     assert not (tmp_path / "t.json").exists()
+
+
+def _tiny_vocab(tmp_path):
+    "A BERT-style vocab.txt small enough to need no shared data."
+    vocab = tmp_path / "vocab.txt"
+    vocab.write_text("\n".join(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "hello", "world", "line"]) + "\n", encoding="utf-8")
+    return vocab
+
+
+def test_reader_that_closes_early_gets_no_traceback(tmp_path, env):
+    "`tc-tokenize ... | head -1`: the command stops quietly when its reader has read enough."
+    vocab, err = _tiny_vocab(tmp_path), tmp_path / "err.txt"
+    res = subprocess.run(["bash", "-c", f"yes 'hello world line' | head -n 200000 | {script('tc-tokenize')} --tokenizer {vocab} "
+                                        f"2> {err} | head -n 1"], capture_output=True, env=env, timeout=300)
+    assert res.returncode == 0, res.stderr
+    assert json.loads(res.stdout) == {"tokens": ["[CLS]", "hello", "world", "line", "[SEP]"], "ids": [2, 5, 6, 7, 3]}
+    assert err.read_bytes() == b"", err.read_text()
+
+
+def test_full_device_is_one_line_and_exit_1(tmp_path, env):
+    "Writing to a full disk (`> /dev/full`) ends with one line `tc-tokenize: error: ...` and exit status 1."
+    import os
+    import pytest
+    if not os.path.exists("/dev/full"): pytest.skip("no /dev/full on this system")
+    vocab = _tiny_vocab(tmp_path)
+    with open("/dev/full", "w") as full:
+        res = subprocess.run([script("tc-tokenize"), "--tokenizer", str(vocab)], input=b"hello world\n" * 5000,
+                             stdout=full, stderr=subprocess.PIPE, env=env, timeout=300)
+    lines = res.stderr.decode().splitlines()
+    assert res.returncode == 1 and len(lines) == 1, res.stderr
+    assert lines[0].startswith("tc-tokenize: error: ") and "No space left on device" in lines[0], lines
+
+
+def test_usage_errors_exit_2(tmp_path, env):
+    vocab = _tiny_vocab(tmp_path)
+    for args in ([script("tc-tokenize")], [script("tc-tokenize"), "--tokenizer", str(vocab), "--bogus"],
+                 [script("tc-train-tokenizer"), "--vocab-size", "many", str(vocab)],
+                 [script("tc-train-tokenizer"), "--model", "unigram", str(vocab)], [script("tc-train-tokenizer")]):
+        res = run(args, env=env)
+        assert res.returncode == 2, (args, res.stderr)
+        assert b"Traceback" not in res.stderr and b"error:" in res.stderr, res.stderr
+
+
+def test_empty_training_file_is_refused(tmp_path, env):
+    "No training text: exit 1 with the file named, and no tokenizer written (it used to write 256 byte tokens, rc 0)."
+    empty, out = tmp_path / "empty.txt", tmp_path / "tok.json"
+    empty.write_text("\n \n", encoding="utf-8")
+    res = run([script("tc-train-tokenizer"), "--out", str(out), str(empty)], env=env)
+    assert res.returncode == 1 and b"empty.txt: no training text" in res.stderr, res.stderr
+    assert not out.exists()
+
+
+def test_merges_given_a_vocab_json_quotes_a_short_line(tmp_path, env):
+    "`--merges vocab.json` (one 800 KB line for GPT-2) used to echo the whole line; the message now quotes its start."
+    vocab = tmp_path / "vocab.json"
+    vocab.write_text(json.dumps({f"token{i}": i for i in range(60_000)}), encoding="utf-8")
+    res = run([script("tc-tokenize"), "--tokenizer", str(vocab), "--merges", str(vocab)], b"x\n", env)
+    lines = res.stderr.decode().splitlines()
+    assert res.returncode == 1 and len(lines) == 1, res.stderr[:500]
+    assert "line 1 must be two tokens separated by one space" in lines[0] and len(lines[0]) < 400, lines[0][:500]
+
+
+def test_train_word_tokenizer(tmp_path, env):
+    corpus, out = tmp_path / "corpus.txt", tmp_path / "words.json"
+    corpus.write_text("the cat sat on the mat\nthe dog sat\n", encoding="utf-8")
+    res = run([script("tc-train-tokenizer"), "--model", "word", "--vocab-size", "5", "--out", str(out), str(corpus)], env=env)
+    assert res.returncode == 0, res.stderr
+    tok = run([script("tc-tokenize"), "--tokenizer", str(out)], b"The cat ate\n", env)
+    assert tok.returncode == 0, tok.stderr
+    # the: 3 times -> id 2, sat: 2 -> 3, then the words seen once by first appearance: cat -> 4 (0 is padding, 1 [UNK])
+    assert json.loads(tok.stdout) == {"tokens": ["the", "cat", "[UNK]"], "ids": [2, 4, 1]}
