@@ -191,13 +191,14 @@ def test_failed_run_leaves_the_folder_untouched(trained, env, tmp_path):
 def test_two_runs_on_one_folder(tmp_path, env):
     data = toy_file(tmp_path / "train.tsv", 400)
     args = [script("tc-train"), "--train", data, "--out", tmp_path / "out", "--epochs", "10", "--batch-size", "2", *SMALL]  # ~7 s of training
-    first = subprocess.Popen(args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    log = open(tmp_path / "first.log", "w")  # a file, not a pipe: an unread pipe that fills up would stall the run
+    first = subprocess.Popen(args, env=env, stdout=log, stderr=subprocess.STDOUT, text=True)
     try:
         deadline = time.monotonic() + 60
         while not (tmp_path / "out" / "run.json").exists() and time.monotonic() < deadline: time.sleep(0.05)
         second = run([*args, "--overwrite"], env)
         one_line_error(second, "tc-train", f"is in use by another process (pid {first.pid})")
-        assert first.wait(120) == 0, first.stderr.read()[-2000:]
+        assert first.wait(600) == 0, (tmp_path / "first.log").read_text()[-2000:]
     finally:
         if first.poll() is None: first.kill()
     rec = json.loads((tmp_path / "out" / "run.json").read_text())

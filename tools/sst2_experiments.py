@@ -31,7 +31,7 @@ from transformer_components.core import shared_data
 from transformer_components.embeddings import load_glove, load_safetensors_tensor
 from transformer_components.encoder import EncoderConfig, SentimentClassifier, encode_texts, pad_batch
 from transformer_components.sentiment_data import read_sentiment_file
-from transformer_components.tokenizer_cli import load_any_tokenizer
+from transformer_components.tokenizer_loading import load_tokenizer
 from transformer_components.training import _pretrained_tokenizer, make_batches, warmup_linear
 from transformer_components.wordpiece import WordPiece
 
@@ -72,7 +72,7 @@ def probabilities(model, ids):
 
 def mlm_pretrain(model, ids, tok, a):
     "Masked-language-model pre-training of `model.encoder` on `ids` (BERT's 15% / 80-10-10 masking, tied output matrix)."
-    mask_id, V, d = tok.vocab["[MASK]"], len(tok.vocab), a.dim
+    mask_id, V, d = tok.token_to_id("[MASK]"), tok.vocab_size, a.dim
     emb = model.encoder.token_embedding.embedding.weight
     dense, norm, bias = torch.nn.Linear(d, d), torch.nn.LayerNorm(d), torch.nn.Parameter(torch.zeros(V))
     params = list(model.encoder.parameters()) + list(dense.parameters()) + list(norm.parameters()) + [bias]
@@ -103,6 +103,9 @@ class WordVocab:
         words = {w for t, _ in train for w in t.lower().split()}
         with gzip.open(glove, "rt", encoding="utf-8") as f: words |= {line.split(" ", 1)[0] for line, _ in zip(f, range(n))}
         self.vocab = {w: i for i, w in enumerate(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"] + sorted(words))}
+    vocab_size = property(lambda self: len(self.vocab))
+    def get_vocab(self): return dict(self.vocab)
+    def token_to_id(self, token): return self.vocab.get(token)
     def encode(self, text):
         return types.SimpleNamespace(ids=[2] + [self.vocab.get(w, 1) for w in text.lower().split()] + [3])
 
@@ -147,20 +150,20 @@ def main():
     if a.sentences_only: train = [(t, l) for t, l in train if t in sentences]; print(f"training on the {len(train)} full sentences only")
     if a.naive_bayes:
         print("naive Bayes valid %.4f test %.4f" % tuple(naive_bayes(train, [valid, test]))); return
-    if a.init_from: tok = load_any_tokenizer(_pretrained_tokenizer(Path(a.init_from)))
+    if a.init_from: tok = load_tokenizer(_pretrained_tokenizer(Path(a.init_from)))
     elif a.glove: tok = WordVocab(train, a.glove, a.glove_words)
     else: tok = WordPiece.from_vocab_txt(a.vocab_txt) if a.vocab_txt else WordPiece.train([t for t, _ in train], a.vocab_size, criterion="frequency")
     enc = lambda data: encode_texts(tok, [t for t, _ in data], 128)
     (Xtr, Xv, Xt), (ytr, yv, yt) = map(enc, (train, valid, test)), [torch.tensor([l for _, l in d]) for d in (train, valid, test)]
     is_sentence = torch.tensor([float(t in sentences) for t, _ in train])
     if a.init_from: model = SentimentClassifier.from_bert(a.init_from, dropout=a.dropout)  # a pretrained BERT-family encoder
-    else: model = SentimentClassifier(EncoderConfig(len(tok.vocab), a.dim, a.layers, a.heads, a.ff_dim, 128, a.dropout, a.positions))
+    else: model = SentimentClassifier(EncoderConfig(tok.vocab_size, a.dim, a.layers, a.heads, a.ff_dim, 128, a.dropout, a.positions))
     if a.glove:
-        vecs = load_glove(a.glove, tok.vocab)
+        vecs = load_glove(a.glove, tok.get_vocab())
         print(vecs, flush=True)
-        init_embeddings(model, vecs.weights, len(tok.vocab), a, found=torch.tensor([w is not None and w not in vecs.missing for w in vecs.words]))
+        init_embeddings(model, vecs.weights, tok.vocab_size, a, found=torch.tensor([w is not None and w not in vecs.missing for w in vecs.words]))
     if a.init_embeddings:  # e.g. a BERT-family model's word embeddings, reduced to `dim` by PCA
-        init_embeddings(model, load_safetensors_tensor(a.init_embeddings, a.init_tensor), len(tok.vocab), a)
+        init_embeddings(model, load_safetensors_tensor(a.init_embeddings, a.init_tensor), tok.vocab_size, a)
     if a.pooling == "max":  # max over the non-padding positions instead of the mean
         def pool(tokens, token_positions=None, need_weights=False):
             h = model.encoder(tokens, token_positions)

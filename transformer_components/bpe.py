@@ -472,20 +472,3 @@ def from_json_dict(cls: BPETokenizer,
     m, byte_level = _checked_bpe_model(d["model"], where), _is_byte_level(d["pre_tokenizer"], where)
     try: return cls(m["vocab"], _parse_merges(m["merges"], where), byte_level=byte_level, unk_token=m.get("unk_token"))
     except (TypeError, ValueError) as e: raise _tokenizer_json_error(where, str(e)) from None
-
-# %% ../nbs/03_bpe.ipynb #bp000023
-class _IdToToken:
-    "`tok.id_to_token(i)`, which old callers may still index like the dict it was: `tok.id_to_token[i]`."
-    __slots__ = ("tok",)
-    def __init__(self, tok): self.tok = tok
-    def __call__(self, token_id: int) -> str: return Tokenizer.id_to_token(self.tok, token_id)
-    __getitem__ = __call__
-
-BPETokenizer.id_to_token = property(_IdToToken, doc=Tokenizer.id_to_token.__doc__)
-
-# %% ../nbs/03_bpe.ipynb #1e997b16
-@patch
-def tokens_and_ids(self: BPETokenizer, text: str) -> tuple[list[str], list[int]]:
-    "Old name: `(encode(text).tokens, encode(text).ids)`."
-    enc = self.encode(text)
-    return enc.tokens, enc.ids

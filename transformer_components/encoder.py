@@ -287,13 +287,13 @@ def model_folder(
 # %% ../nbs/41_encoder.ipynb #sav005
 def _load_checked_tokenizer(folder: Path, cfg: dict, vocab_size: int):
     "The folder's tokenizer, refused when it is not the one saved with the weights or its vocabulary does not fit."
-    from transformer_components.tokenizer_cli import load_any_tokenizer
+    from transformer_components.tokenizer_loading import load_tokenizer
     path = folder / "tokenizer.json"
     if "tokenizer.json" not in cfg["files"]: return None
     if not path.is_file(): raise FileNotFoundError(f"{path}: missing (config.json names it)")
     if file_sha256(path) != cfg["files"]["tokenizer.json"]:
         raise ValueError(f"{path} is not the tokenizer saved with this model (its sha256 differs from config.json's)")
-    tok = load_any_tokenizer(path)
+    tok = load_tokenizer(path)
     if tok.vocab_size != vocab_size:
         raise ValueError(f"{path} has {tok.vocab_size} tokens but the model has {vocab_size} token vectors")
     return tok

@@ -202,7 +202,3 @@ def from_file(cls: Tokenizer,
              ) -> Tokenizer:
     "The tokenizer saved in `path`; `ValueError` naming the file when it is not UTF-8 JSON of this kind."
     return cls.from_json_dict(_read_json(Path(path), f"a {cls.__name__} JSON file, as save writes"), str(path))
-
-# %% ../nbs/01_tokenizer.ipynb #tk000032
-Tokenizer.load = Tokenizer.__dict__["from_file"]  # old name of `from_file`
-Tokenizer.vocab = property(lambda self: self._vocab, doc="Old name: the tokenizer's own token -> id dict (use `get_vocab()`).")

@@ -18,8 +18,7 @@ from .word_tokenizer import WordTokenizer
 from .wordpiece import WordPiece
 
 # %% auto #0
-__all__ = ['TRAINERS', 'load_any_tokenizer', 'tokenize_stream', 'tc_tokenize', 'read_training_files', 'train_tokenizer',
-           'tc_train_tokenizer']
+__all__ = ['TRAINERS', 'tokenize_stream', 'tc_tokenize', 'read_training_files', 'train_tokenizer', 'tc_train_tokenizer']
 
 # %% ../nbs/05_tokenizer_cli.ipynb #a9993843
 def _line(raw: bytes, n: int) -> str:
@@ -117,6 +116,3 @@ def tc_train_tokenizer(argv: list[str] | None = None):  # arguments (default: th
         tok = train_tokenizer(args.model, args.vocab_size, read_training_files(args.files))
         tok.save(args.out)
         print(f"wrote {args.out}: {args.model}, {tok.vocab_size} tokens", file=sys.stderr)
-
-# %% ../nbs/05_tokenizer_cli.ipynb #cl000005
-load_any_tokenizer = load_tokenizer  # old name, imported from here by the training code

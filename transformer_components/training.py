@@ -29,7 +29,8 @@ from .core import (ProgressBar, atomic_write, check_number, check_positive_int, 
 from .encoder import (POOLINGS, POSITIONS, EncoderConfig, SentimentClassifier, encode_texts, file_sha256,
                                             pad_batch)
 from .sentiment_data import FORMATS, load_sentiment
-from .tokenizer_cli import load_any_tokenizer
+from .tokenizer import Tokenizer
+from .tokenizer_loading import load_tokenizer
 from .wordpiece import WordPiece
 
 # %% auto #0
@@ -184,13 +185,13 @@ def _differences(saved: dict, new: dict) -> list[str]:
 
 # %% ../nbs/42_training.ipynb #run008
 @patch
-def saved_tokenizer(self: RunFolder) -> tuple[WordPiece, dict]:
+def saved_tokenizer(self: RunFolder) -> tuple[Tokenizer, dict]:
     "The tokenizer of the run this folder holds (for `--resume`), checked against `run.json`, with its record."
     saved = self.read_record()
     if saved is None: raise CheckpointError(f"--resume: {self.path} holds no run to continue (no run.json); start it without --resume")
     if file_sha256(self.tokenizer_json) != saved["tokenizer"]["sha256"]:
         raise CheckpointError(f"{self.tokenizer_json} is not the tokenizer run.json names (its sha256 differs)")
-    return WordPiece.load(self.tokenizer_json), saved["tokenizer"]
+    return load_tokenizer(self.tokenizer_json), saved["tokenizer"]
 
 # %% ../nbs/42_training.ipynb #run004
 @patch
@@ -598,20 +599,19 @@ def _pretrained_tokenizer(folder: Path) -> str:
     raise FileNotFoundError(f"--init-from {folder}: no tokenizer.json or vocab.txt in the folder; name the model's tokenizer with --tokenizer")
 
 # %% ../nbs/42_training.ipynb #52e1c7bd
-def _make_tokenizer(a, texts: list[str]) -> tuple[WordPiece, dict]:
+def _make_tokenizer(a, texts: list[str]) -> tuple[Tokenizer, dict]:
     "The run's tokenizer, in memory (loaded, the `--init-from` model's, or trained on `texts`), and how it was made."
     given = a.tokenizer or (_pretrained_tokenizer(Path(a.init_from)) if a.init_from else None)
     if given:
         with warnings.catch_warnings(record=True) as caught:  # e.g. hub settings the tokenizer ignores
             warnings.simplefilter("always")
-            tok = load_any_tokenizer(given)
+            tok = load_tokenizer(given)
         for w in caught: print(f"tc-train: note: {w.message}", file=sys.stderr)
-        if not isinstance(tok, WordPiece): raise ValueError(f"--tokenizer {given}: a WordPiece tokenizer is needed (BERT vocab.txt or tokenizer.json)")
     else:
         print(f"training a WordPiece tokenizer ({a.vocab_size} tokens) on {len(texts)} sentences", file=sys.stderr)
         tok = WordPiece.train(texts, a.vocab_size, criterion="frequency")
-    missing = [s for s in ("[PAD]", "[CLS]", "[SEP]") if s not in tok.vocab]
-    if missing: raise ValueError(f"the tokenizer has no {', '.join(missing)} token")
+    missing = [s for s in ("[PAD]", "[CLS]", "[SEP]") if tok.token_to_id(s) is None]
+    if missing: raise ValueError(f"{given or 'the trained tokenizer'} has no {', '.join(missing)} token (the classifier pads with [PAD] and reads [CLS] ... [SEP])")
     return tok, {"source": str(given) if given else "trained", "vocab_size": tok.vocab_size}
 
 # %% ../nbs/42_training.ipynb #cli103
@@ -627,17 +627,17 @@ def class_names(
         return out
     return ["negative", "positive"] if classes == ["0", "1"] else list(classes)
 
-def _make_model(a, tok: WordPiece, labels: list[str]) -> SentimentClassifier:
+def _make_model(a, tok: Tokenizer, labels: list[str]) -> SentimentClassifier:
     "The classifier (`--init-from` weights, or a fresh one from the options), checked against the tokenizer."
     if not a.init_from:
         cfg = EncoderConfig(tok.vocab_size, a.embedding_dim, a.num_layers, a.num_heads, a.ff_dim, a.max_seq_len, a.dropout,
-                            a.positions, pad_id=tok.vocab["[PAD]"])
+                            a.positions, pad_id=tok.token_to_id("[PAD]"))
         return SentimentClassifier(cfg, len(labels), a.pooling, labels)
     model = SentimentClassifier.from_bert(a.init_from, len(labels), a.pooling, labels, a.dropout)
     c = model.config
     if tok.vocab_size != c.vocab_size:
         raise ValueError(f"--init-from {a.init_from} has {c.vocab_size} token vectors but the tokenizer {tok.vocab_size} tokens; use the model's own tokenizer")
-    if tok.vocab["[PAD]"] != c.pad_id: raise ValueError(f"--init-from {a.init_from} pads with id {c.pad_id} but the tokenizer's [PAD] is {tok.vocab['[PAD]']}")
+    if tok.token_to_id("[PAD]") != c.pad_id: raise ValueError(f"--init-from {a.init_from} pads with id {c.pad_id} but the tokenizer's [PAD] is {tok.token_to_id('[PAD]')}")
     if a.max_seq_len > c.max_seq_len: raise ValueError(f"--max-seq-len {a.max_seq_len} exceeds the {c.max_seq_len} positions of --init-from {a.init_from}")
     print(f"starting from {a.init_from}: {c.embedding_dim} dims, {c.num_layers} layers, "
           f"{sum(p.numel() for p in model.parameters()) / 1e6:.1f}M parameters", file=sys.stderr)
@@ -657,7 +657,7 @@ def _train_parser():
     p.add_argument("--train", required=True, metavar="PATH", help="training file (GLUE TSV/CSV, 'label sentence' or 'sentence<TAB>label'), or a `datasets` name")
     p.add_argument("--out", required=True, metavar="DIR", help="the run folder: run.json, tokenizer.json, last.pt, models/, best.json")
     p.add_argument("--valid", metavar="PATH", help="validation file (default: 5%% of the training file held out)")
-    p.add_argument("--tokenizer", metavar="PATH", help="a WordPiece tokenizer.json or BERT vocab.txt to use instead of training one")
+    p.add_argument("--tokenizer", metavar="PATH", help="a tokenizer file (tokenizer.json, BERT vocab.txt, ...) with [PAD], [CLS] and [SEP] tokens, instead of training one")
     p.add_argument("--vocab-size", type=positive_int, default=8000, help="size of the WordPiece vocabulary to train")
     p.add_argument("--epochs", type=positive_int, default=3, help="passes over the training data")
     p.add_argument("--batch-size", type=positive_int, default=32, help="examples per step and process")
@@ -685,7 +685,7 @@ def _train_parser():
     return p
 
 # %% ../nbs/42_training.ipynb #cli104
-def _build(a, tok: WordPiece, labels: list[str], device) -> SentimentClassifier:
+def _build(a, tok: Tokenizer, labels: list[str], device) -> SentimentClassifier:
     "The model, with the same initial weights on every process (seeded)."
     torch.manual_seed(a.seed)
     return _make_model(a, tok, labels).to(device)
@@ -712,7 +712,7 @@ def _train(a, device, rank, world) -> dict:
                 run.start(_record(sources, tok_info, model, cfg, world), tok, a.resume, a.overwrite)
             if world > 1: dist.barrier()
             if rank != 0:  # the other processes load what rank 0 checked and wrote
-                run.record, run.tokenizer = run.read_record(), WordPiece.load(run.tokenizer_json)
+                run.record, run.tokenizer = run.read_record(), load_tokenizer(run.tokenizer_json)
                 tok, model = run.tokenizer, _build(a, run.tokenizer, names, device)
             if rank == 0: print(f"training on {device} x {world}: {len(texts)} sentences, validating on {len(vt)}", file=sys.stderr)
             start = time.monotonic()
