@@ -26,7 +26,7 @@ from .rope import RotaryEmbedding
 
 # %% auto #0
 __all__ = ['POSITIONS', 'ACTIVATIONS', 'POOLINGS', 'MODEL_FORMAT', 'MODEL_VERSION', 'BERT_WORD_EMBEDDINGS', 'EncoderConfig',
-           'EncoderBlock', 'TransformerEncoder', 'SentimentClassifier', 'file_sha256', 'read_model_config',
+           'Dropout', 'EncoderBlock', 'TransformerEncoder', 'SentimentClassifier', 'file_sha256', 'read_model_config',
            'model_folder', 'encode_texts', 'pad_batch', 'load_bert_weights', 'load_bert_encoder', 'plot_attention']
 
 # %% ../nbs/41_encoder.ipynb #cfg001
@@ -80,6 +80,24 @@ def from_dict(cls: EncoderConfig,
     if unknown: raise ValueError(f"unknown encoder config keys {sorted(unknown)}; known: {[f.name for f in dataclasses.fields(cls)]}")
     return cls(**d)
 
+# %% ../nbs/41_encoder.ipynb #drp001
+class Dropout(nn.Module):
+    "`nn.Dropout(p)` with the mask made from 16-bit slices of random 64-bit integers: ~2× faster draws on the CPU."
+    def __init__(self,
+                 p: float = 0.1,  # probability of zeroing an element, in [0, 1)
+                ):
+        super().__init__()
+        self.p = check_number("p", p, 0, 1, high_open=True)
+        self._threshold = round(self.p * 65536) - 32768  # keep a lane whose int16 value is at least this
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:  # any shape, same shape out
+        if not self.training or self.p == 0: return x
+        n = x.numel()
+        lanes = torch.randint(-2**63, 2**63 - 1, ((n + 3) // 4,), dtype=torch.int64, device=x.device).view(torch.int16)[:n]
+        return x * (lanes.view(x.shape) >= self._threshold).to(x.dtype).mul_(1 / (1 - self.p))
+
+    def extra_repr(self) -> str: return f"p={self.p}"
+
 # %% ../nbs/41_encoder.ipynb #a652fd7d
 class EncoderBlock(nn.Module):
     "Self-attention + feed-forward with residuals: `[batch, seq, embedding_dim]` → `[batch, seq, embedding_dim]`."
@@ -92,7 +110,7 @@ class EncoderBlock(nn.Module):
         self.self_attn = MultiHeadAttention(c.embedding_dim, c.num_heads, c.dropout, rotary=rotary)
         self.linear1, self.linear2 = nn.Linear(c.embedding_dim, c.ff_dim), nn.Linear(c.ff_dim, c.embedding_dim)
         self.norm1, self.norm2 = (nn.LayerNorm(c.embedding_dim, eps=c.layer_norm_eps) for _ in range(2))
-        self.dropout, self.dropout1, self.dropout2 = nn.Dropout(c.dropout), nn.Dropout(c.dropout), nn.Dropout(c.dropout)
+        self.dropout, self.dropout1, self.dropout2 = Dropout(c.dropout), Dropout(c.dropout), Dropout(c.dropout)
         self.norm_first, self.activation = c.norm_first, F.relu if c.activation == "relu" else F.gelu
 
 # %% ../nbs/41_encoder.ipynb #b710a5d1
@@ -194,7 +212,7 @@ class SentimentClassifier(nn.Module):
         if len(self.labels) != num_classes or len(set(self.labels)) != num_classes or not all(isinstance(l, str) for l in self.labels):
             raise ValueError(f"labels must be {num_classes} distinct strings, got {labels!r}")
         self.encoder = TransformerEncoder(config)
-        self.dropout = nn.Dropout(config.dropout)
+        self.dropout = Dropout(config.dropout)
         self.head = nn.Linear(config.embedding_dim, num_classes)
 
     @property

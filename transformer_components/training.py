@@ -36,8 +36,8 @@ from .wordpiece import WordPiece
 # %% auto #0
 __all__ = ['STATE_FORMAT', 'RUN_FORMAT', 'RESUME_KEYS', 'RESUMABLE', 'make_batches', 'shard_batches', 'warmup_linear',
            'CheckpointError', 'state_digest', 'save_state', 'load_state', 'weights_digest', 'RunFolder', 'TrainConfig',
-           'train_record', 'evaluate', 'LoopState', 'Trainer', 'fit', 'plot_history', 'plot_confusion', 'class_names',
-           'tc_train', 'confusion_table', 'tc_eval', 'tc_predict']
+           'train_record', 'evaluate', 'LoopState', 'adamw', 'Trainer', 'fit', 'plot_history', 'plot_confusion',
+           'class_names', 'tc_train', 'confusion_table', 'tc_eval', 'tc_predict']
 
 # %% ../nbs/42_training.ipynb #e0434ad1
 def make_batches(
@@ -354,6 +354,17 @@ class LoopState:
     best_accuracy: float = -1.0  # the best validation accuracy so far
     history: dict = field(default_factory=lambda: {"epochs": [], "curve": []})  # per-epoch rows, `[step, loss, accuracy]` points
 
+# %% ../nbs/42_training.ipynb #opt101
+def adamw(
+    model: torch.nn.Module,  # its matrices get weight decay, vectors (biases, norms) do not
+    cfg: TrainConfig,  # `lr` and `weight_decay`
+) -> torch.optim.AdamW:
+    "AdamW with decay on matrices only, on PyTorch's fused kernel where this torch and device have one (the same updates)."
+    decay, rest = [p for p in model.parameters() if p.ndim >= 2], [p for p in model.parameters() if p.ndim < 2]
+    groups = [{"params": decay, "weight_decay": cfg.weight_decay}, {"params": rest, "weight_decay": 0.0}]
+    try: return torch.optim.AdamW(groups, lr=cfg.lr, fused=True)
+    except (RuntimeError, TypeError): return torch.optim.AdamW(groups, lr=cfg.lr)  # an older torch or a device without it
+
 # %% ../nbs/42_training.ipynb #trn003
 class Trainer:
     "One training run of a classifier: model, optimizer, schedule, data, and where the run stands."
@@ -373,8 +384,7 @@ class Trainer:
         self.lengths = [len(s) for s in train[0]]
         self.net = model if self.world == 1 else torch.nn.parallel.DistributedDataParallel(
             model, device_ids=[self.dev] if self.dev.type == "cuda" else None)
-        decay, rest = [p for p in model.parameters() if p.ndim >= 2], [p for p in model.parameters() if p.ndim < 2]
-        self.opt = torch.optim.AdamW([{"params": decay, "weight_decay": cfg.weight_decay}, {"params": rest, "weight_decay": 0.0}], lr=cfg.lr)
+        self.opt = adamw(model, cfg)
         total = cfg.epochs * len(self.batches(0))
         self.sched = torch.optim.lr_scheduler.LambdaLR(self.opt, warmup_linear(total, cfg.warmup))
         self.state, self.start = LoopState(), time.monotonic()
