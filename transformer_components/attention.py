@@ -103,6 +103,7 @@ def _causal_for_sdpa(mask, causal, q_len, k_len, device):
     cm = causal_mask(q_len, k_len, offset, device=device)
     return (cm if mask is None else mask & cm), None
 
+# %% ../nbs/21_attention.ipynb #c1f99939
 def with_causal(
     mask: torch.Tensor | None,  # bool, True = may attend, or None
     causal: bool | str | int | None,  # True/"top_left", "bottom_right", an int offset, or None
@@ -153,7 +154,7 @@ def fused_attention(
 def alibi_slopes(
     num_heads: int,  # number of heads n
 ) -> torch.Tensor:  # float64 `[num_heads]`
-    "The paper's per-head slopes: $2^{-8k/n}$ for $k = 1..n$ when $n$ is a power of two; otherwise those of $n' = 2^{\lfloor \log_2 n \rfloor}$, then every other slope of $2n'$."
+    r"The paper's per-head slopes: $2^{-8k/n}$ for $k = 1..n$ when $n$ is a power of two; otherwise those of $n' = 2^{\lfloor \log_2 n \rfloor}$, then every other slope of $2n'$."
     check_positive_int("num_heads", num_heads)
     def powers(n): return [2.0 ** (-8.0 * k / n) for k in range(1, n + 1)]
     n = 2 ** int(math.log2(num_heads))
@@ -167,7 +168,7 @@ def alibi_bias(
     token_positions: torch.Tensor | None = None,  # positions `[seq]` or `[batch, seq]` of queries and keys alike
     device=None,  # where to build it (default: `token_positions`' device, else the CPU)
 ) -> torch.Tensor:  # float32 `[1, heads, q_len, k_len]` or `[batch, heads, seq, seq]`
-    "ALiBi's additive bias, $-m_h\,|p_j - p_i|$ for query $i$ and key $j$ at positions $p$."
+    r"ALiBi's additive bias, $-m_h\,|p_j - p_i|$ for query $i$ and key $j$ at positions $p$."
     k_len = q_len if k_len is None else check_positive_int("k_len", k_len)
     check_positive_int("q_len", q_len)
     if token_positions is None:
@@ -305,6 +306,7 @@ def _check_torch_mha(mha):
     if not mha._qkv_same_embed_dim or mha.bias_k is not None or mha.add_zero_attn:
         raise ValueError("only nn.MultiheadAttention without kdim/vdim, add_bias_kv or add_zero_attn can be converted")
 
+# %% ../nbs/21_attention.ipynb #346e3a7c
 def _copy_weights(dst, src):
     "Copy `in_proj_weight`, `in_proj_bias` and `out_proj` from `src` to `dst` (either module type)."
     if (dst.in_proj_bias is None) != (src.in_proj_bias is None) or dst.in_proj_weight.shape != src.in_proj_weight.shape:
@@ -318,6 +320,7 @@ def _copy_weights(dst, src):
             dst.out_proj.bias.copy_(src.out_proj.bias)
     return dst
 
+# %% ../nbs/21_attention.ipynb #7d9aa3c6
 @patch
 def load_from_torch(
     self: MultiHeadAttention,
@@ -339,6 +342,7 @@ def from_torch(
     new = cls(mha.embed_dim, mha.num_heads, mha.dropout, bias=mha.in_proj_bias is not None, device=w.device, dtype=w.dtype)  # torch's names
     return new.load_from_torch(mha)
 
+# %% ../nbs/21_attention.ipynb #472cba3b
 @patch
 def to_torch(self: MultiHeadAttention) -> nn.MultiheadAttention:
     "An `nn.MultiheadAttention(batch_first=True)` with this module's weights (masks then need `to_mha_attn_mask`)."

@@ -58,6 +58,7 @@ def _check_corpus(ids: torch.Tensor, block_len: int) -> torch.Tensor:
     if len(ids) < block_len + 1: raise ValueError(f"a block needs block_len + 1 = {block_len + 1} ids, but ids holds {len(ids)}")
     return ids
 
+# %% ../nbs/44_language_model.ipynb #3b585273
 def corpus_blocks(
     ids: torch.Tensor,  # the corpus, `[n]` token ids
     block_len: int,  # predicted tokens per block
@@ -65,6 +66,7 @@ def corpus_blocks(
     "Consecutive blocks: block `b` is `ids[b*block_len : (b+1)*block_len + 1]` (each id predicted once; the tail is dropped)."
     return _check_corpus(ids, block_len).unfold(0, block_len + 1, block_len)
 
+# %% ../nbs/44_language_model.ipynb #fb32ff55
 def random_blocks(
     ids: torch.Tensor,  # the corpus, `[n]` token ids
     block_len: int,  # predicted tokens per block
@@ -80,6 +82,7 @@ def random_blocks(
 class LMTrainer(Trainer):
     "`Trainer` for a `CausalLM`: examples are token blocks `[n, block_len + 1]`, the step is next-token cross-entropy."
 
+# %% ../nbs/44_language_model.ipynb #bf92d1a0
 @patch
 def step(self: LMTrainer, idx: list[int]) -> tuple[float, float]:
     "One optimizer step on the blocks `idx`; their summed mean loss and summed next-token accuracy."

@@ -44,6 +44,16 @@ def _rotate_inplace(x, cos, sin, layout: str, r: int, block_bytes: int = 1 << 20
         torch.addcmul(a_sin, b, c, out=b)
     return x
 
+# %% ../nbs/12_rope.ipynb #7d1afad6
+def _check_out(x, out, cos) -> bool:
+    "Check `out=` (x's shape, dtype and device; no autograd); whether it is `x` itself (in place)."
+    if out is None: return False
+    if out.shape != x.shape or out.dtype != x.dtype or out.device != x.device:
+        raise ValueError(f"out must match x ({tuple(x.shape)}, {x.dtype}, {x.device}), got {tuple(out.shape)}, {out.dtype}, {out.device}")
+    if torch.is_grad_enabled() and (x.requires_grad or out.requires_grad or cos.requires_grad):
+        raise ValueError("out= is for inference: autograd needs a fresh result (call without out=, or under torch.no_grad())")
+    return out.data_ptr() == x.data_ptr() and out.stride() == x.stride()
+
 # %% ../nbs/12_rope.ipynb #7c7bf0ca
 def apply_rotary(
     x: torch.Tensor,  # float32 `[batch, heads, seq, head_dim]`
@@ -56,12 +66,7 @@ def apply_rotary(
     r, d = 2 * cos.shape[-1], x.shape[-1]
     if layout not in ROPE_LAYOUTS: raise ValueError(f"layout must be one of {ROPE_LAYOUTS}, got {layout!r}")
     if r > d: raise ValueError(f"cos/sin cover {r} coordinates but x has only {d}")
-    inplace = out is not None and out.data_ptr() == x.data_ptr() and out.stride() == x.stride()
-    if out is not None:
-        if out.shape != x.shape or out.dtype != x.dtype or out.device != x.device:
-            raise ValueError(f"out must match x ({tuple(x.shape)}, {x.dtype}, {x.device}), got {tuple(out.shape)}, {out.dtype}, {out.device}")
-        if torch.is_grad_enabled() and (x.requires_grad or out.requires_grad or cos.requires_grad):
-            raise ValueError("out= is for inference: autograd needs a fresh result (call without out=, or under torch.no_grad())")
+    inplace = _check_out(x, out, cos)
     if torch.is_grad_enabled() and (x.requires_grad or cos.requires_grad):
         a, b = _pairs(x, layout, r)
         ra, rb = a * cos - b * sin, b * cos + a * sin
@@ -134,6 +139,7 @@ def _ntk_stretch(sc: RopeScaling, seq_len: int | None) -> float:
     length = max(seq_len or sc.original_max_seq_len, sc.original_max_seq_len)
     return sc.factor * length / sc.original_max_seq_len - (sc.factor - 1)
 
+# %% ../nbs/12_rope.ipynb #f08e092c
 def _yarn_frequencies(inv_freq: torch.Tensor, base: float, sc: RopeScaling) -> torch.Tensor:
     "YaRN: keep the pairs that turn fast within L, divide the slow ones by `s`, ramp linearly between (`[r/2]`)."
     r = 2 * len(inv_freq)
@@ -142,6 +148,7 @@ def _yarn_frequencies(inv_freq: torch.Tensor, base: float, sc: RopeScaling) -> t
     ramp = ((torch.arange(r // 2, dtype=torch.float64) - low) / max(high - low, 1e-3)).clamp(0, 1)  # 0 keep, 1 interpolate
     return inv_freq * (1 - ramp) + inv_freq / sc.factor * ramp
 
+# %% ../nbs/12_rope.ipynb #da0f16f9
 def _attention_factor(sc: RopeScaling | None) -> float:
     "YaRN's scale of cos and sin: the given one, else `0.1 ln s + 1` (1 for s <= 1); 1 for the other methods."
     if sc is None or sc.method != "yarn": return 1.0
@@ -155,7 +162,7 @@ def rope_frequencies(
     scaling: RopeScaling | None = None,  # how to stretch them (None: plain RoPE)
     seq_len: int | None = None,  # current sequence length ("dynamic" only)
 ) -> tuple[torch.Tensor, float]:  # float64 `[r/2]` inverse frequencies, and the factor on cos and sin
-    "The inverse frequencies $\theta_i$ of every pair after scaling, and the attention factor (as HF's `ROPE_INIT_FUNCTIONS`)."
+    r"The inverse frequencies $\theta_i$ of every pair after scaling, and the attention factor (as HF's `ROPE_INIT_FUNCTIONS`)."
     method = None if scaling is None else scaling.method
     if method in ("ntk", "dynamic"):
         if rotary_dim <= 2: raise ValueError(f"{method!r} scaling changes the base by s^(r/(r-2)): it needs rotary_dim > 2, got {rotary_dim}")
@@ -215,6 +222,7 @@ def _ensure(self: RotaryEmbedding, need: int):
     past = freq_len is not None and need > self.scaling.original_max_seq_len
     self._grow(need if past else max(need, 2 * len(self.cos_cached)), freq_len)
 
+# %% ../nbs/12_rope.ipynb #45875962
 @patch
 def _freq_len_for(self: RotaryEmbedding, need: int) -> int | None:
     "The sequence length the frequencies depend on: `max(need, L)` for dynamic scaling, else `None` (they do not)."
@@ -232,6 +240,7 @@ def cos_sin(self: RotaryEmbedding,
     cos, sin = self.cos_cached[p], self.sin_cached[p]
     return (cos, sin) if p.ndim == 1 else (cos[:, None], sin[:, None])
 
+# %% ../nbs/12_rope.ipynb #3ebe7d42
 @patch
 def reset_parameters(self: RotaryEmbedding):
     "Rebuild the cos/sin cache on its device (what `to_empty()` after the meta device needs; torchtune calls it `rope_init`)."
@@ -276,6 +285,7 @@ def _angles(self: RotaryEmbedding, x, offset, token_positions) -> tuple[torch.Te
         cos, sin = self.cos_sin(pos)
     return cos.to(x.device), sin.to(x.device)
 
+# %% ../nbs/12_rope.ipynb #8be9c4df
 @patch
 def rotate(self: RotaryEmbedding,
            x: torch.Tensor,  # queries or keys `[batch, heads, seq, head_dim]`
@@ -295,6 +305,7 @@ def rotate(self: RotaryEmbedding,
     if out is None: out = apply_rotary(xf, cos, sin, self.layout)
     return out if out.dtype == x.dtype else out.to(x.dtype)
 
+# %% ../nbs/12_rope.ipynb #84aec70e
 @patch
 def rotate_(self: RotaryEmbedding,
             x: torch.Tensor,  # queries or keys `[batch, heads, seq, head_dim]`, overwritten
@@ -308,6 +319,7 @@ def rotate_(self: RotaryEmbedding,
     if x.dtype == torch.float32: return apply_rotary(x, cos, sin, self.layout, out=x)
     return x.copy_(apply_rotary(x.float(), cos, sin, self.layout))  # float32 arithmetic, rounded once into x
 
+# %% ../nbs/12_rope.ipynb #dfe6226a
 @patch
 def forward(self: RotaryEmbedding,
             q: torch.Tensor,  # queries `[batch, heads, seq_q, head_dim]`
@@ -350,6 +362,7 @@ def rope_permutation(
     perm[:r] = to_half if dst == "half" else torch.argsort(to_half)
     return perm
 
+# %% ../nbs/12_rope.ipynb #41604096
 def convert_rope_weights(
     w: torch.Tensor,  # `W_q`/`W_k` `[num_heads*head_dim, embedding_dim]`, or a bias `[num_heads*head_dim]`
     num_heads: int,  # number of heads in `w`
@@ -379,6 +392,7 @@ def rope_scores_by_distance(
         k = rope.rotate(torch.ones(1, 1, max_distance, head_dim))
         return (k[0, 0] @ q[0, 0, 0]) / head_dim ** 0.5
 
+# %% ../nbs/12_rope.ipynb #cc4dbc47
 def plot_rope_scores(
     head_dim: int = 256,  # head dimension D
     distances=(512, 65_535),  # one panel per maximum distance
