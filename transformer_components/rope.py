@@ -32,13 +32,14 @@ def _pairs(x: torch.Tensor, layout: str, r: int):
         return v[..., 0], v[..., 1]
     return x[..., : r // 2], x[..., r // 2 : r]
 
-def _rotate_inplace(x, cos, sin, layout: str, r: int, block_bytes: int = 1 << 20):
+def _rotate_inplace(x, cos, sin, layout: str, r: int, block_bytes: int = 1 << 19):
     "Rotate `x` in place, one block of positions (about `block_bytes`) at a time, so the four passes over a block hit the cache."
     rows = max(1, block_bytes // max(1, x[..., :1, :].numel() * x.element_size()))
     per_position = cos.dim() >= 2 and cos.shape[-2] > 1  # else one angle for every position
-    for s in range(0, x.shape[-2], rows):
-        a, b = _pairs(x[..., s : s + rows, :], layout, r)
-        c, sn = (cos[..., s : s + rows, :], sin[..., s : s + rows, :]) if per_position else (cos, sin)
+    angles = zip(cos.split(rows, -2), sin.split(rows, -2)) if per_position else None
+    for block in x.split(rows, -2):
+        c, sn = next(angles) if per_position else (cos, sin)
+        a, b = _pairs(block, layout, r)
         a_sin = a * sn  # taken before `a` is overwritten
         a.mul_(c).addcmul_(b, sn, value=-1)
         torch.addcmul(a_sin, b, c, out=b)
