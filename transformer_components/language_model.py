@@ -42,12 +42,13 @@ class CausalLM(nn.Module):
 
 # %% ../nbs/44_language_model.ipynb #d15a70a0
 def lm_loss(
-    model: CausalLM,  # the language model
+    model: CausalLM,  # the language model (or a wrapper that calls it, such as DistributedDataParallel)
     token_ids: torch.Tensor,  # blocks `[batch, seq + 1]`: inputs are the first `seq` ids, targets the last `seq`
+    pad_id: int | None = None,  # targets equal to it are ignored (the config's `pad_id`)
     reduction: str = "mean",  # `"mean"` over the predicted tokens, or `"sum"`
 ) -> tuple[torch.Tensor, torch.Tensor]:  # the loss, and the logits `[batch, seq, vocab_size]`
-    "Next-token cross-entropy of `model` on `token_ids` (targets equal to `pad_id` are ignored)."
-    inputs, targets = shift_targets(token_ids, model.config.pad_id)
+    "Next-token cross-entropy of `model` on `token_ids`."
+    inputs, targets = shift_targets(token_ids, pad_id)
     logits = model(inputs)
     return F.cross_entropy(logits.flatten(0, 1), targets.flatten(), reduction=reduction), logits
 
@@ -87,19 +88,13 @@ class LMTrainer(Trainer):
 def step(self: LMTrainer, idx: list[int]) -> tuple[float, float]:
     "One optimizer step on the blocks `idx`; their summed mean loss and summed next-token accuracy."
     x = self.train[0][idx].to(self.dev)
-    loss, logits = lm_loss(self.net, x)
+    loss, logits = lm_loss(self.net, x, self.model.config.pad_id)
     self.opt.zero_grad(set_to_none=True)
     loss.backward()
     if self.cfg.clip: torch.nn.utils.clip_grad_norm_(self.model.parameters(), self.cfg.clip)
     self.opt.step(); self.sched.step()
     hits = (logits.argmax(-1) == x[:, 1:]).float().mean().item()
     return loss.item() * len(idx), hits * len(idx)
-
-# %% ../nbs/44_language_model.ipynb #3704797f
-@patch(as_prop=True)
-def config(self: torch.nn.parallel.DistributedDataParallel) -> EncoderConfig:
-    "The wrapped model's config (for `lm_loss`)."
-    return self.module.config
 
 # %% ../nbs/44_language_model.ipynb #a2cccb79
 def fit_lm(
@@ -141,7 +136,7 @@ def evaluate_lm(
     with torch.no_grad():
         for s in range(0, len(blocks), batch_size):
             x = blocks[s : s + batch_size].to(dev)
-            total += lm_loss(model, x, reduction="sum")[0].item(); n += x[:, 1:].numel()
+            total += lm_loss(model, x, model.config.pad_id, "sum")[0].item(); n += x[:, 1:].numel()
             if bar: bar.update(min(s + batch_size, len(blocks)), loss=total / n)
     if bar: bar.close()
     model.train(was_training)
