@@ -14,7 +14,7 @@ No shared data is needed.
 """
 import argparse, time
 import torch
-from transformer_components.rope import RotaryEmbedding
+from transformer_components.rope import RopeScaling, RotaryEmbedding
 from _timing import best_times  # benchmarks/ is on sys.path when a script runs
 
 def hf_rotate_half(x, cos, sin):
@@ -45,6 +45,8 @@ def main():
     torch.manual_seed(0)
     x = torch.randn(B, H, S, D)
     ours_i, ours_h = RotaryEmbedding(D), RotaryEmbedding(D, layout="half")
+    yarn = RopeScaling("yarn", 4, original_max_seq_len=S // 4)  # scaled frequencies and a factor on cos/sin: same kernel
+    scaled_i, scaled_h = RotaryEmbedding(D, scaling=yarn), RotaryEmbedding(D, layout="half", scaling=yarn)
     cos, sin = ours_i.cos_cached[:S], ours_i.sin_cached[:S]
     cos2, sin2 = torch.cat([cos, cos], -1), torch.cat([sin, sin], -1)
     cache = torch.stack([cos, sin], -1)
@@ -57,6 +59,7 @@ def main():
     fns = {"copy (baseline)": lambda: x.clone(),
            "ours interleaved": lambda: ours_i.rotate(x), "ours half": lambda: ours_h.rotate(x),
            "ours interleaved, in place": lambda: ours_i.rotate_(x_i), "ours half, in place": lambda: ours_h.rotate_(x_h),
+           "ours interleaved, yarn-scaled": lambda: scaled_i.rotate(x), "ours half, yarn-scaled": lambda: scaled_h.rotate(x),
            "HF rotate_half": lambda: hf_rotate_half(x, cos2, sin2),
            "torchtune-style": lambda: torchtune_style(x, cache),
            "llama complex": lambda: llama_complex(x, freqs_cis)}

@@ -13,12 +13,13 @@ from fastcore.basics import patch
 from torch import nn
 from torch.nn.attention.bias import causal_lower_right
 
-from .core import check_number, check_positive_int
-from .masks import _offset, causal_mask, check_mask
+from .core import check_number, check_positive_int, check_token_ids
+from .masks import MaskDtypeError, _broadcasts, _offset, causal_mask, check_mask
 from .rope import RotaryEmbedding
 
 # %% auto #0
-__all__ = ['hide_unseen_keys', 'attention', 'with_causal', 'fused_attention', 'MultiHeadAttention']
+__all__ = ['check_attn_bias', 'hide_unseen_keys', 'attention', 'with_causal', 'fused_attention', 'alibi_slopes', 'alibi_bias',
+           'alibi_attention', 'MultiHeadAttention']
 
 # %% ../nbs/21_attention.ipynb #d1cf7967
 def _check_attention_inputs(q, k, v, mask, dropout, scale) -> float:
@@ -37,6 +38,24 @@ def _check_attention_inputs(q, k, v, mask, dropout, scale) -> float:
         if mask.device != q.device: raise ValueError(f"mask is on {mask.device} but q is on {q.device}")
     check_number("dropout", dropout, 0, 1, high_open=True)
     return 1.0 / math.sqrt(q.shape[-1]) if scale is None else check_number("scale", scale)
+
+# %% ../nbs/21_attention.ipynb #13ab8f82
+def check_attn_bias(
+    attn_bias: torch.Tensor,  # float, added to the scores
+    q_len: int, k_len: int,  # numbers of queries and keys
+    batch: int | None = None, heads: int | None = None,  # sizes it must broadcast to, when known
+    device: torch.device | None = None,  # the queries' device, when known
+) -> torch.Tensor:
+    "Return `attn_bias` if it is a floating tensor broadcastable to `[batch, heads, q_len, k_len]`; else raise naming what was expected."
+    if not isinstance(attn_bias, torch.Tensor): raise TypeError(f"attn_bias must be a floating torch.Tensor, got {type(attn_bias).__name__}")
+    if not attn_bias.dtype.is_floating_point:
+        raise MaskDtypeError(f"attn_bias must be a floating tensor added to the scores, got dtype {attn_bias.dtype}; "
+                             f"a bool mask (True = may attend) goes in mask=")
+    if not _broadcasts(attn_bias, q_len, k_len, batch, heads):
+        raise ValueError(f"attn_bias must be [q_len, k_len] or 4-D broadcastable to [{batch or 'batch'}, {heads or 'heads'}, {q_len}, "
+                         f"{k_len}], got shape {tuple(attn_bias.shape)}")
+    if device is not None and attn_bias.device != device: raise ValueError(f"attn_bias is on {attn_bias.device} but q is on {device}")
+    return attn_bias
 
 # %% ../nbs/21_attention.ipynb #hide001
 def hide_unseen_keys(
@@ -57,12 +76,15 @@ def attention(
     dropout: float = 0.0,  # dropout on the attention weights (applied whenever > 0: pass 0 at evaluation)
     scale: float | None = None,  # score scale (default `1 / sqrt(head_dim)`)
     need_weights: bool = False,  # also return the weights `[batch, heads, q_len, k_len]`
+    attn_bias: torch.Tensor | None = None,  # float added to the scores (ALiBi, ...), broadcastable to `[batch, heads, q_len, k_len]`
 ):
-    "The formula: `softmax(q kᵀ · scale + mask bias) v`, `[batch, heads, q_len, v_dim]`; a query that may see no key gives zeros."
+    "The formula: `softmax(q kᵀ · scale + attn_bias + mask bias) v`, `[batch, heads, q_len, v_dim]`; a query that may see no key gives zeros."
     scale = _check_attention_inputs(q, k, v, mask, dropout, scale)
+    if attn_bias is not None: check_attn_bias(attn_bias, q.shape[2], k.shape[2], q.shape[0], q.shape[1], q.device)
     acc = torch.promote_types(q.dtype, torch.float32)  # half precision: scores and softmax in float32, as fused kernels do
     if mask is not None: k, v = hide_unseen_keys(k, v, mask)
     scores = (q.to(acc) @ k.to(acc).transpose(-2, -1)) * scale  # [b, h, q_len, k_len]
+    if attn_bias is not None: scores = scores + attn_bias.to(acc)
     if mask is not None:
         sees = mask.any(-1, keepdim=True)  # [..., q_len, 1]: False on a row that may see no key
         scores = scores.masked_fill(~(mask | ~sees), float("-inf"))  # such a row sees every key, for a finite softmax...
@@ -81,6 +103,7 @@ def _causal_for_sdpa(mask, causal, q_len, k_len, device):
     cm = causal_mask(q_len, k_len, offset, device=device)
     return (cm if mask is None else mask & cm), None
 
+# %% ../nbs/21_attention.ipynb #c1f99939
 def with_causal(
     mask: torch.Tensor | None,  # bool, True = may attend, or None
     causal: bool | str | int | None,  # True/"top_left", "bottom_right", an int offset, or None
@@ -92,6 +115,16 @@ def with_causal(
     cm = causal_mask(q_len, k_len, _offset("top_left" if causal is True else causal, q_len, k_len), device=device)
     return cm if mask is None else mask & cm
 
+# %% ../nbs/21_attention.ipynb #3bd816f3
+def _sdpa_with_bias(q, k, v, mask, attn_bias, dropout, scale):
+    "SDPA with one float `attn_mask`: the bias, `-inf` where the bool `mask` hides a key; a row that sees nothing gives zeros."
+    bias = attn_bias.to(q.dtype)
+    if mask is None: return F.scaled_dot_product_attention(q, k, v, attn_mask=bias, dropout_p=dropout, scale=scale)
+    k, v = hide_unseen_keys(k, v, mask)
+    sees = mask.any(-1, keepdim=True)
+    out = F.scaled_dot_product_attention(q, k, v, attn_mask=bias.masked_fill(~(mask | ~sees), float("-inf")), dropout_p=dropout, scale=scale)
+    return torch.where(sees, out, 0.0)
+
 # %% ../nbs/21_attention.ipynb #60c55419
 def fused_attention(
     q: torch.Tensor,  # queries `[batch, heads, q_len, head_dim]`
@@ -101,9 +134,13 @@ def fused_attention(
     dropout: float = 0.0,  # dropout on the attention weights (applied whenever > 0: pass 0 at evaluation)
     scale: float | None = None,  # score scale (default `1 / sqrt(head_dim)`)
     causal: bool | str | int | None = None,  # also causal: True/"top_left", "bottom_right" or an int offset
+    attn_bias: torch.Tensor | None = None,  # float added to the scores, broadcastable to `[batch, heads, q_len, k_len]`
 ) -> torch.Tensor:  # `[batch, heads, q_len, v_dim]`
     "`attention` on PyTorch's fused kernel: the same result, without the weights in memory."
     scale = _check_attention_inputs(q, k, v, mask, dropout, scale)
+    if attn_bias is not None:
+        check_attn_bias(attn_bias, q.shape[2], k.shape[2], q.shape[0], q.shape[1], q.device)
+        return _sdpa_with_bias(q, k, v, with_causal(mask, causal, q.shape[2], k.shape[2], q.device), attn_bias, dropout, scale)
     mask, sdpa_causal = _causal_for_sdpa(mask, causal, q.shape[2], k.shape[2], q.device)
     if mask is None:
         return F.scaled_dot_product_attention(q, k, v, attn_mask=None if sdpa_causal is True else sdpa_causal,
@@ -112,6 +149,71 @@ def fused_attention(
     sees = mask.any(-1, keepdim=True)
     out = F.scaled_dot_product_attention(q, k, v, attn_mask=mask | ~sees, dropout_p=dropout, scale=scale)
     return torch.where(sees, out, 0.0)
+
+# %% ../nbs/21_attention.ipynb #5436d28c
+def alibi_slopes(
+    num_heads: int,  # number of heads n
+) -> torch.Tensor:  # float64 `[num_heads]`
+    r"The paper's per-head slopes: $2^{-8k/n}$ for $k = 1..n$ when $n$ is a power of two; otherwise those of $n' = 2^{\lfloor \log_2 n \rfloor}$, then every other slope of $2n'$."
+    check_positive_int("num_heads", num_heads)
+    def powers(n): return [2.0 ** (-8.0 * k / n) for k in range(1, n + 1)]
+    n = 2 ** int(math.log2(num_heads))
+    return torch.tensor(powers(n) + powers(2 * n)[0::2][: num_heads - n], dtype=torch.float64)
+
+# %% ../nbs/21_attention.ipynb #8034704e
+def alibi_bias(
+    num_heads: int,  # heads n (one slope each)
+    q_len: int,  # number of queries: the last `q_len` of the `k_len` positions
+    k_len: int | None = None,  # number of keys (default `q_len`)
+    token_positions: torch.Tensor | None = None,  # positions `[seq]` or `[batch, seq]` of queries and keys alike
+    device=None,  # where to build it (default: `token_positions`' device, else the CPU)
+) -> torch.Tensor:  # float32 `[1, heads, q_len, k_len]` or `[batch, heads, seq, seq]`
+    r"ALiBi's additive bias, $-m_h\,|p_j - p_i|$ for query $i$ and key $j$ at positions $p$."
+    k_len = q_len if k_len is None else check_positive_int("k_len", k_len)
+    check_positive_int("q_len", q_len)
+    if token_positions is None:
+        keys = torch.arange(k_len, device=device)
+        queries = keys[-q_len:] if q_len <= k_len else torch.arange(k_len - q_len, k_len, device=device)
+    else:
+        check_token_ids("token_positions", token_positions)
+        if token_positions.dim() not in (1, 2) or token_positions.shape[-1] != q_len or q_len != k_len:
+            raise ValueError(f"token_positions must be [{q_len}] or [batch, {q_len}] for {q_len} queries and keys, got {tuple(token_positions.shape)}")
+        queries = keys = token_positions.to(device) if device is not None else token_positions
+    dist = (keys[..., None, :] - queries[..., :, None]).abs().float().unsqueeze(-3)  # [1 or batch, 1, q_len, k_len]
+    bias = -alibi_slopes(num_heads).to(dist.device, torch.float32)[:, None, None] * dist
+    return bias if bias.dim() == 4 else bias[None]
+
+# %% ../nbs/21_attention.ipynb #5c7d92ee
+def _alibi_by_extra_coordinate(q, k, v, sdpa_causal, dropout: float, scale: float) -> torch.Tensor:
+    "Causal ALiBi inside SDPA: one more coordinate, 1 in every query and `m_h (j - k_len + 1) / scale` in key j."
+    d, d_v, k_len = q.shape[-1], v.shape[-1], k.shape[2]
+    width = -(-max(d + 1, d_v) // 8) * 8  # q, k and v equally wide, a multiple of 8
+    j = torch.arange(k_len, device=q.device, dtype=q.dtype) - (k_len - 1)
+    qa, ka, va = F.pad(q, (0, width - d)), F.pad(k, (0, width - d)), F.pad(v, (0, width - d_v))
+    qa[..., d] = 1.0
+    ka[..., d] = alibi_slopes(q.shape[1]).to(q.device, q.dtype)[:, None] * j / scale
+    out = F.scaled_dot_product_attention(qa, ka, va, attn_mask=None if sdpa_causal is True else sdpa_causal,
+                                         dropout_p=dropout, is_causal=sdpa_causal is True, scale=scale)
+    return out[..., :d_v]
+
+# %% ../nbs/21_attention.ipynb #53c25caa
+def alibi_attention(
+    q: torch.Tensor,  # queries `[batch, heads, q_len, head_dim]` (one slope per head)
+    k: torch.Tensor,  # keys `[batch, heads, k_len, head_dim]`
+    v: torch.Tensor,  # values `[batch, heads, k_len, v_dim]`
+    mask: torch.Tensor | None = None,  # bool, True = may attend, broadcastable to `[batch, heads, q_len, k_len]`
+    dropout: float = 0.0,  # dropout on the attention weights
+    scale: float | None = None,  # score scale (default `1 / sqrt(head_dim)`)
+    causal: bool | str | int | None = None,  # causality as in `fused_attention`
+    token_positions: torch.Tensor | None = None,  # positions `[seq]` or `[batch, seq]` of queries and keys alike
+) -> torch.Tensor:  # `[batch, heads, q_len, v_dim]`
+    "`fused_attention` with ALiBi's biases; causal without a mask or positions (float32/64) builds no `[q_len, k_len]` tensor."
+    scale = _check_attention_inputs(q, k, v, mask, dropout, scale)
+    if mask is None and token_positions is None and q.dtype in (torch.float32, torch.float64):
+        folded, sdpa_causal = _causal_for_sdpa(None, causal, q.shape[2], k.shape[2], q.device)
+        if folded is None and sdpa_causal is not None: return _alibi_by_extra_coordinate(q, k, v, sdpa_causal, dropout, scale)
+    bias = alibi_bias(q.shape[1], q.shape[2], k.shape[2], token_positions, q.device)
+    return fused_attention(q, k, v, mask, dropout, scale, causal, attn_bias=bias)
 
 # %% ../nbs/21_attention.ipynb #5a08c108
 class MultiHeadAttention(nn.Module):
@@ -123,6 +225,8 @@ class MultiHeadAttention(nn.Module):
         dropout: float = 0.0,  # dropout on the attention weights while training
         bias: bool = True,  # add biases to the input and output projections
         rotary: RotaryEmbedding | None = None,  # rotate queries and keys by position (its `head_dim` must match)
+        alibi: bool = False,  # add ALiBi's per-head distance biases to the scores
+        causal: bool | str | int | None = None,  # causality when `forward` is given none (a decoder's: True)
         device=None,  # where to create the parameters
         dtype=None,  # dtype of the parameters
     ):
@@ -133,7 +237,9 @@ class MultiHeadAttention(nn.Module):
         self.dropout = check_number("dropout", dropout, 0, 1, high_open=True)
         if rotary is not None and rotary.head_dim != self.head_dim:
             raise ValueError(f"rotary rotates heads of {rotary.head_dim}, but these heads have {self.head_dim} dimensions")
-        self.rotary = rotary
+        if not isinstance(alibi, bool): raise TypeError(f"alibi must be True or False, got {type(alibi).__name__}")
+        self.rotary, self.alibi, self.causal = rotary, alibi, causal
+        with_causal(None, causal, 1, 1)  # an unknown causal rule fails here, not at the first forward
         self.in_proj_weight = nn.Parameter(torch.empty(3 * embedding_dim, embedding_dim, device=device, dtype=dtype))
         self.in_proj_bias = nn.Parameter(torch.zeros(3 * embedding_dim, device=device, dtype=dtype)) if bias else None
         self.out_proj = nn.Linear(embedding_dim, embedding_dim, bias=bias, device=device, dtype=dtype)
@@ -158,6 +264,13 @@ def _project(
 
 # %% ../nbs/21_attention.ipynb #cef34bd5
 @patch
+def _attn_bias(self: MultiHeadAttention, attn_bias, q_len: int, k_len: int, token_positions, device) -> torch.Tensor | None:
+    "The float bias on the scores: the caller's `attn_bias`, plus ALiBi's when the module has it."
+    if not self.alibi: return attn_bias
+    own = alibi_bias(self.num_heads, q_len, k_len, token_positions, device)
+    return own if attn_bias is None else own + attn_bias
+
+@patch
 def forward(
     self: MultiHeadAttention,
     query: torch.Tensor,  # `[batch, q_len, embedding_dim]`
@@ -166,16 +279,23 @@ def forward(
     mask: torch.Tensor | None = None,  # bool, True = may attend, broadcastable to `[batch, heads, q_len, k_len]`
     causal: bool | str | int | None = None,  # causality as in `fused_attention`
     need_weights: bool = False,  # also return the weights `[batch, heads, q_len, k_len]`
-    token_positions: torch.Tensor | None = None,  # positions for `rotary`, `[seq]` or `[batch, seq]` (default `0 .. seq-1`)
+    token_positions: torch.Tensor | None = None,  # positions for `rotary`/`alibi`, `[seq]` or `[batch, seq]` (default `0 .. seq-1`)
+    attn_bias: torch.Tensor | None = None,  # float added to the scores, broadcastable to `[batch, heads, q_len, k_len]`
 ):
     "`[batch, q_len, embedding_dim]` (and the weights when asked)."
     key = query if key is None else key
     value = key if value is None else value
+    causal = self.causal if causal is None else causal
     q, k, v = self._project(query, key, value)
     if self.rotary is not None: q, k = self.rotary(q, k, token_positions=token_positions)
     dropout = self.dropout if self.training else 0.0
-    if need_weights: out, weights = attention(q, k, v, with_causal(mask, causal, q.shape[2], k.shape[2], q.device), dropout, need_weights=True)
-    else: out, weights = fused_attention(q, k, v, mask, dropout, causal=causal), None
+    if self.alibi and attn_bias is None and not need_weights:
+        out, weights = alibi_attention(q, k, v, mask, dropout, causal=causal, token_positions=token_positions), None
+    else:
+        bias = self._attn_bias(attn_bias, q.shape[2], k.shape[2], token_positions, q.device)
+        if need_weights: out, weights = attention(q, k, v, with_causal(mask, causal, q.shape[2], k.shape[2], q.device), dropout,
+                                                  need_weights=True, attn_bias=bias)
+        else: out, weights = fused_attention(q, k, v, mask, dropout, causal=causal, attn_bias=bias), None
     out = self.out_proj(out.transpose(1, 2).flatten(-2))
     return (out, weights) if need_weights else out
 
@@ -186,6 +306,7 @@ def _check_torch_mha(mha):
     if not mha._qkv_same_embed_dim or mha.bias_k is not None or mha.add_zero_attn:
         raise ValueError("only nn.MultiheadAttention without kdim/vdim, add_bias_kv or add_zero_attn can be converted")
 
+# %% ../nbs/21_attention.ipynb #346e3a7c
 def _copy_weights(dst, src):
     "Copy `in_proj_weight`, `in_proj_bias` and `out_proj` from `src` to `dst` (either module type)."
     if (dst.in_proj_bias is None) != (src.in_proj_bias is None) or dst.in_proj_weight.shape != src.in_proj_weight.shape:
@@ -199,6 +320,7 @@ def _copy_weights(dst, src):
             dst.out_proj.bias.copy_(src.out_proj.bias)
     return dst
 
+# %% ../nbs/21_attention.ipynb #7d9aa3c6
 @patch
 def load_from_torch(
     self: MultiHeadAttention,
@@ -220,11 +342,12 @@ def from_torch(
     new = cls(mha.embed_dim, mha.num_heads, mha.dropout, bias=mha.in_proj_bias is not None, device=w.device, dtype=w.dtype)  # torch's names
     return new.load_from_torch(mha)
 
+# %% ../nbs/21_attention.ipynb #472cba3b
 @patch
 def to_torch(self: MultiHeadAttention) -> nn.MultiheadAttention:
     "An `nn.MultiheadAttention(batch_first=True)` with this module's weights (masks then need `to_mha_attn_mask`)."
     w = self.in_proj_weight
-    if self.rotary is not None: raise ValueError("nn.MultiheadAttention has no rotary positions: this module cannot be converted")
+    if self.rotary is not None or self.alibi: raise ValueError("nn.MultiheadAttention has no rotary or ALiBi positions: this module cannot be converted")
     mha = nn.MultiheadAttention(self.embedding_dim, self.num_heads, self.dropout, bias=self.in_proj_bias is not None,
                                 batch_first=True, device=w.device, dtype=w.dtype)
     return _copy_weights(mha, self)

@@ -30,7 +30,7 @@ __all__ = ['POSITIONS', 'ACTIVATIONS', 'POOLINGS', 'MODEL_FORMAT', 'MODEL_VERSIO
            'model_folder', 'encode_texts', 'pad_batch', 'load_bert_weights', 'load_bert_encoder', 'plot_attention']
 
 # %% ../nbs/41_encoder.ipynb #cfg001
-POSITIONS = ("learned", "sinusoidal", "rotary")  # how positions enter the encoder
+POSITIONS = ("learned", "sinusoidal", "rotary", "alibi", "none")  # how positions enter the encoder
 ACTIVATIONS = ("relu", "gelu")  # feed-forward activations
 
 def _check_config(c) -> None:
@@ -139,16 +139,20 @@ class TransformerEncoder(nn.Module):
     "Token ids `[batch, seq]` → contextual vectors `[batch, seq, embedding_dim]`."
     def __init__(self,
                  config: EncoderConfig,  # every hyperparameter
+                 causal: bool = False,  # every position attends only to itself and earlier ones (a language model's stack)
                 ):
         super().__init__()
         self.config = c = config
         self.token_embedding = TokenEmbeddings(c.vocab_size, c.embedding_dim, pad_id=c.pad_id)
-        self.positional_encoding = None if c.positions == "rotary" else PositionalEncoder(
-            c.max_seq_len, c.embedding_dim, is_learned=c.positions == "learned")
+        self.positional_encoding = PositionalEncoder(c.max_seq_len, c.embedding_dim, is_learned=c.positions == "learned") \
+            if c.positions in ("learned", "sinusoidal") else None
         self.embedding_norm = nn.LayerNorm(c.embedding_dim, eps=c.layer_norm_eps) if c.embedding_norm else None
         self.dropout = nn.Dropout(c.dropout)
-        rotary = RotaryEmbedding(c.head_dim, max_seq_len=c.max_seq_len) if c.positions == "rotary" and c.num_layers else None
-        self.layers = nn.ModuleList(EncoderBlock(c, rotary) for _ in range(c.num_layers))
+        # one RotaryEmbedding shared by every block; `encoder.rotary.set_scaling(...)` stretches them all
+        self.rotary = RotaryEmbedding(c.head_dim, max_seq_len=c.max_seq_len) if c.positions == "rotary" and c.num_layers else None
+        self.layers = nn.ModuleList(EncoderBlock(c, self.rotary) for _ in range(c.num_layers))
+        for block in self.layers:  # EncoderBlock builds its attention with rotary only: ALiBi and causality are set here
+            block.self_attn.alibi, block.self_attn.causal = c.positions == "alibi", True if causal else None
         self.norm = nn.LayerNorm(c.embedding_dim, eps=c.layer_norm_eps) if c.norm_first and c.num_layers else None
 
 # %% ../nbs/41_encoder.ipynb #f2635793
@@ -169,7 +173,7 @@ def _check_input(self: TransformerEncoder, tokens, token_positions):
 # %% ../nbs/41_encoder.ipynb #50cdf470
 @patch
 def _embed(self: TransformerEncoder, tokens, token_positions):
-    "Token plus position vectors `[batch, seq, embedding_dim]` (token vectors only for rotary positions), zero at padding."
+    "Token plus position vectors `[batch, seq, embedding_dim]` (token vectors only for rotary, alibi and none), zero at padding."
     x = self.token_embedding(tokens)
     if self.positional_encoding is not None: x = self.positional_encoding(x, token_positions)
     if self.embedding_norm is not None: x = self.embedding_norm(x)

@@ -126,6 +126,11 @@ def document_mask(
 class MaskDtypeError(TypeError, ValueError):
     "A mask of the wrong dtype (e.g. float where bool is expected); both a `TypeError` and a `ValueError`."
 
+def _broadcasts(t: torch.Tensor, q_len: int, k_len: int, batch: int | None, heads: int | None) -> bool:
+    "Whether `t` is `[q_len, k_len]` or 4-D broadcastable to `[batch, heads, q_len, k_len]` (3-D is ambiguous: never)."
+    want = (batch, heads, q_len, k_len)[4 - t.dim():] if t.dim() in (2, 4) else None
+    return want is not None and all(w is None or s in (1, w) for s, w in zip(t.shape, want))
+
 def check_mask(
     mask: torch.Tensor,  # bool mask, True = may attend
     q_len: int,  # number of queries it must cover
@@ -143,8 +148,7 @@ def check_mask(
             f"{name} must have dtype torch.bool (True = may attend), got {mask.dtype}. Convert a 0/1 mask with "
             f"`{name}.bool()`, a look-ahead mask from `create_look_ahead_mask` (True = blocked) with `~{name}`; for an additive float "
             f"bias use `to_additive_mask`.")
-    want = (batch, heads, q_len, k_len)[4 - mask.dim():] if mask.dim() in (2, 4) else None  # 3-D is ambiguous
-    if want is None or any(w is not None and s not in (1, w) for s, w in zip(mask.shape, want)):
+    if not _broadcasts(mask, q_len, k_len, batch, heads):
         raise ValueError(f"{name} must be [q_len, k_len] or 4-D broadcastable to {expected} (3-D is ambiguous; "
                          f"use `padding_mask` for [batch, 1, 1, k_len]), got shape {tuple(mask.shape)}")
     return mask

@@ -6,18 +6,21 @@
 from __future__ import annotations
 
 import functools
+import math
 import warnings
+from dataclasses import dataclass
 
 import numpy as np
 import torch
 import torch.nn as nn
 from fastcore.basics import patch
 
-from .core import check_positive_int, check_token_ids
+from .core import check_choice, check_number, check_positive_int, check_token_ids
 
 # %% auto #0
-__all__ = ['ROPE_LAYOUTS', 'apply_rotary', 'RotaryEmbedding', 'rope_permutation', 'convert_rope_weights',
-           'rope_scores_by_distance', 'plot_rope_scores', 'plot_rope_dimensions']
+__all__ = ['ROPE_LAYOUTS', 'ROPE_SCALINGS', 'apply_rotary', 'RopeScaling', 'rope_frequencies', 'RotaryEmbedding',
+           'rope_permutation', 'convert_rope_weights', 'rope_scores_by_distance', 'plot_rope_scores',
+           'plot_rope_dimensions']
 
 # %% ../nbs/12_rope.ipynb #8a5b840d
 ROPE_LAYOUTS = ("interleaved", "half")
@@ -29,6 +32,30 @@ def _pairs(x: torch.Tensor, layout: str, r: int):
         return v[..., 0], v[..., 1]
     return x[..., : r // 2], x[..., r // 2 : r]
 
+def _rotate_inplace(x, cos, sin, layout: str, r: int, block_bytes: int = 1 << 19):
+    "Rotate `x` in place, one block of positions (about `block_bytes`) at a time, so the four passes over a block hit the cache."
+    rows = max(1, block_bytes // max(1, x[..., :1, :].numel() * x.element_size()))
+    per_position = cos.dim() >= 2 and cos.shape[-2] > 1  # else one angle for every position
+    angles = zip(cos.split(rows, -2), sin.split(rows, -2)) if per_position else None
+    for block in x.split(rows, -2):
+        c, sn = next(angles) if per_position else (cos, sin)
+        a, b = _pairs(block, layout, r)
+        a_sin = a * sn  # taken before `a` is overwritten
+        a.mul_(c).addcmul_(b, sn, value=-1)
+        torch.addcmul(a_sin, b, c, out=b)
+    return x
+
+# %% ../nbs/12_rope.ipynb #7d1afad6
+def _check_out(x, out, cos) -> bool:
+    "Check `out=` (x's shape, dtype and device; no autograd); whether it is `x` itself (in place)."
+    if out is None: return False
+    if out.shape != x.shape or out.dtype != x.dtype or out.device != x.device:
+        raise ValueError(f"out must match x ({tuple(x.shape)}, {x.dtype}, {x.device}), got {tuple(out.shape)}, {out.dtype}, {out.device}")
+    if torch.is_grad_enabled() and (x.requires_grad or out.requires_grad or cos.requires_grad):
+        raise ValueError("out= is for inference: autograd needs a fresh result (call without out=, or under torch.no_grad())")
+    return out.data_ptr() == x.data_ptr() and out.stride() == x.stride()
+
+# %% ../nbs/12_rope.ipynb #7c7bf0ca
 def apply_rotary(
     x: torch.Tensor,  # float32 `[batch, heads, seq, head_dim]`
     cos: torch.Tensor,  # float32 cosines, broadcastable to `[batch, heads, seq, rotary_dim/2]`
@@ -40,12 +67,7 @@ def apply_rotary(
     r, d = 2 * cos.shape[-1], x.shape[-1]
     if layout not in ROPE_LAYOUTS: raise ValueError(f"layout must be one of {ROPE_LAYOUTS}, got {layout!r}")
     if r > d: raise ValueError(f"cos/sin cover {r} coordinates but x has only {d}")
-    inplace = out is not None and out.data_ptr() == x.data_ptr() and out.stride() == x.stride()
-    if out is not None:
-        if out.shape != x.shape or out.dtype != x.dtype or out.device != x.device:
-            raise ValueError(f"out must match x ({tuple(x.shape)}, {x.dtype}, {x.device}), got {tuple(out.shape)}, {out.dtype}, {out.device}")
-        if torch.is_grad_enabled() and (x.requires_grad or out.requires_grad or cos.requires_grad):
-            raise ValueError("out= is for inference: autograd needs a fresh result (call without out=, or under torch.no_grad())")
+    inplace = _check_out(x, out, cos)
     if torch.is_grad_enabled() and (x.requires_grad or cos.requires_grad):
         a, b = _pairs(x, layout, r)
         ra, rb = a * cos - b * sin, b * cos + a * sin
@@ -61,12 +83,8 @@ def apply_rotary(
         oc = torch.view_as_complex(outr.view(pairs) if r == d else outr.unflatten(-1, pairs[-2:]))
         torch.mul(xc, torch.complex(cos.to(x.dtype), sin.to(x.dtype)), out=oc)
         return out
+    if inplace: return _rotate_inplace(x, cos, sin, layout, r)
     (a, b), (oa, ob) = _pairs(x, layout, r), _pairs(out, layout, r)
-    if inplace:  # a*sin is taken before `a` is overwritten; `b` is read before it is
-        a_sin = a * sin
-        a.mul_(cos).addcmul_(b, sin, value=-1)
-        b.mul_(cos).add_(a_sin)
-        return out
     if layout == "half":  # one full-width multiply, then the cross terms added into each half
         torch.mul(xr, torch.cat([cos, cos], -1), out=outr)
         oa.addcmul_(b, sin, value=-1); ob.addcmul_(a, sin)
@@ -88,6 +106,73 @@ def _half_rotation(x, cos, sin):
 def _compiled_half():
     return torch.compile(_half_rotation)
 
+# %% ../nbs/12_rope.ipynb #3b9a8b0d
+ROPE_SCALINGS = ("linear", "ntk", "dynamic", "yarn")  # `RopeScaling.method`
+
+@dataclass(frozen=True)
+class RopeScaling:
+    "How `RotaryEmbedding` stretches its frequencies past the training length (HF's `rope_scaling`); checked when made."
+    method: str  # one of `ROPE_SCALINGS`
+    factor: float  # s > 0: how many times the training length the positions should cover
+    original_max_seq_len: int | None = None  # the training length L ("dynamic" and "yarn" need it)
+    beta_fast: float = 32.0  # yarn: pairs turning more than this many times within L keep their frequency
+    beta_slow: float = 1.0  # yarn: pairs turning fewer than this many times within L are interpolated fully
+    attention_factor: float | None = None  # yarn: scale of cos and sin (default 0.1 ln s + 1)
+
+    def __post_init__(self):
+        check_choice("method", self.method, ROPE_SCALINGS)
+        check_number("factor", self.factor, 0, low_open=True)
+        for name in ("beta_fast", "beta_slow"): check_number(name, getattr(self, name), 0, low_open=True)
+        if self.attention_factor is not None: check_number("attention_factor", self.attention_factor, 0, low_open=True)
+        if self.original_max_seq_len is not None: check_positive_int("original_max_seq_len", self.original_max_seq_len)
+        elif self.method in ("dynamic", "yarn"):
+            raise ValueError(f"{self.method!r} scaling needs original_max_seq_len, the length the model was trained on")
+
+def _check_scaling(scaling):
+    if scaling is not None and not isinstance(scaling, RopeScaling):
+        raise TypeError(f"scaling must be a RopeScaling or None, got {type(scaling).__name__}")
+    return scaling
+
+# %% ../nbs/12_rope.ipynb #044cde3d
+def _ntk_stretch(sc: RopeScaling, seq_len: int | None) -> float:
+    "The factor the NTK base change stretches by: `s` (ntk), or `s L'/L - (s - 1)` for a length `L' > L` (dynamic)."
+    if sc.method == "ntk": return sc.factor
+    length = max(seq_len or sc.original_max_seq_len, sc.original_max_seq_len)
+    return sc.factor * length / sc.original_max_seq_len - (sc.factor - 1)
+
+# %% ../nbs/12_rope.ipynb #f08e092c
+def _yarn_frequencies(inv_freq: torch.Tensor, base: float, sc: RopeScaling) -> torch.Tensor:
+    "YaRN: keep the pairs that turn fast within L, divide the slow ones by `s`, ramp linearly between (`[r/2]`)."
+    r = 2 * len(inv_freq)
+    def pair_turning(times): return r * math.log(sc.original_max_seq_len / (2 * math.pi * times)) / (2 * math.log(base))
+    low, high = max(math.floor(pair_turning(sc.beta_fast)), 0), min(math.ceil(pair_turning(sc.beta_slow)), r - 1)
+    ramp = ((torch.arange(r // 2, dtype=torch.float64) - low) / max(high - low, 1e-3)).clamp(0, 1)  # 0 keep, 1 interpolate
+    return inv_freq * (1 - ramp) + inv_freq / sc.factor * ramp
+
+# %% ../nbs/12_rope.ipynb #da0f16f9
+def _attention_factor(sc: RopeScaling | None) -> float:
+    "YaRN's scale of cos and sin: the given one, else `0.1 ln s + 1` (1 for s <= 1); 1 for the other methods."
+    if sc is None or sc.method != "yarn": return 1.0
+    if sc.attention_factor is not None: return sc.attention_factor
+    return 0.1 * math.log(sc.factor) + 1.0 if sc.factor > 1 else 1.0
+
+# %% ../nbs/12_rope.ipynb #a94deb86
+def rope_frequencies(
+    rotary_dim: int,  # rotated coordinates r (even)
+    base: float = 10000.0,  # b in $\theta_i = b^{-2i/r}$
+    scaling: RopeScaling | None = None,  # how to stretch them (None: plain RoPE)
+    seq_len: int | None = None,  # current sequence length ("dynamic" only)
+) -> tuple[torch.Tensor, float]:  # float64 `[r/2]` inverse frequencies, and the factor on cos and sin
+    r"The inverse frequencies $\theta_i$ of every pair after scaling, and the attention factor (as HF's `ROPE_INIT_FUNCTIONS`)."
+    method = None if scaling is None else scaling.method
+    if method in ("ntk", "dynamic"):
+        if rotary_dim <= 2: raise ValueError(f"{method!r} scaling changes the base by s^(r/(r-2)): it needs rotary_dim > 2, got {rotary_dim}")
+        base = base * _ntk_stretch(scaling, seq_len) ** (rotary_dim / (rotary_dim - 2))
+    inv_freq = base ** -(torch.arange(0, rotary_dim, 2, dtype=torch.float64) / rotary_dim)
+    if method == "linear": inv_freq = inv_freq / scaling.factor
+    if method == "yarn": inv_freq = _yarn_frequencies(inv_freq, base, scaling)
+    return inv_freq, _attention_factor(scaling)
+
 # %% ../nbs/12_rope.ipynb #4d85306d
 class RotaryEmbedding(nn.Module):
     "Rotate queries and keys `[batch, heads, seq, head_dim]` by their positions (RoPE)."
@@ -98,6 +183,7 @@ class RotaryEmbedding(nn.Module):
                  rotary_dim: int | None = None,  # rotate only the first `r` coordinates (even, <= head_dim); default all
                  max_seq_len: int = 2048,  # initial cache length (it grows on demand)
                  compile: bool = False,  # run the half layout through `torch.compile` when no gradient is needed
+                 scaling: RopeScaling | None = None,  # stretch the frequencies for longer inputs (None: plain RoPE)
                 ):
         super().__init__()
         self.head_dim = check_positive_int("head_dim", head_dim)
@@ -110,38 +196,63 @@ class RotaryEmbedding(nn.Module):
         check_positive_int("max_seq_len", max_seq_len)
         self.register_buffer("cos_cached", torch.empty(0, r // 2), persistent=False)
         self.register_buffer("sin_cached", torch.empty(0, r // 2), persistent=False)
-        self._grow(max_seq_len)
+        self.scaling, self._freq_len = _check_scaling(scaling), None
+        self._ensure(max_seq_len)
 
     def extra_repr(self):
-        return f"head_dim={self.head_dim}, rotary_dim={self.rotary_dim}, base={self.base:g}, layout={self.layout!r}, cached={len(self.cos_cached)}"
+        return (f"head_dim={self.head_dim}, rotary_dim={self.rotary_dim}, base={self.base:g}, layout={self.layout!r}, "
+                f"cached={len(self.cos_cached)}" + (f", scaling={self.scaling}" if self.scaling else ""))
 
 # %% ../nbs/12_rope.ipynb #aef977b7
 @patch
-def _grow(self: RotaryEmbedding, length: int):
+def _grow(self: RotaryEmbedding, length: int, freq_len: int | None = None):
     "Recompute the cache for positions `0 .. length-1` (float64 angles reduced mod 2π, float32 values) on the cache's device."
-    r = self.rotary_dim
-    inv_freq = self.base ** (-torch.arange(0, r, 2, dtype=torch.float64) / r)
+    inv_freq, factor = rope_frequencies(self.rotary_dim, self.base, self.scaling, freq_len)
     ang = torch.arange(length, dtype=torch.float64)[:, None] * inv_freq
     # reduce modulo 2π in float64, where it is exact enough, then take float32 cos/sin (several times faster than float64)
     ang = torch.remainder(ang, 2 * torch.pi).float()
     dev = self.cos_cached.device
-    self.cos_cached, self.sin_cached = ang.cos().to(dev), ang.sin().to(dev)
+    cos, sin = (ang.cos(), ang.sin()) if factor == 1.0 else (ang.cos() * factor, ang.sin() * factor)
+    self.cos_cached, self.sin_cached, self._freq_len = cos.to(dev), sin.to(dev), freq_len
 
+@patch
+def _ensure(self: RotaryEmbedding, need: int):
+    "Make the cache cover positions `0 .. need-1`: it doubles when too short; dynamic scaling rebuilds it for each length past L."
+    freq_len = self._freq_len_for(need)
+    if need <= len(self.cos_cached) and freq_len == self._freq_len: return
+    past = freq_len is not None and need > self.scaling.original_max_seq_len
+    self._grow(need if past else max(need, 2 * len(self.cos_cached)), freq_len)
+
+# %% ../nbs/12_rope.ipynb #45875962
+@patch
+def _freq_len_for(self: RotaryEmbedding, need: int) -> int | None:
+    "The sequence length the frequencies depend on: `max(need, L)` for dynamic scaling, else `None` (they do not)."
+    dynamic = self.scaling is not None and self.scaling.method == "dynamic"
+    return max(need, self.scaling.original_max_seq_len) if dynamic else None
+
+# %% ../nbs/12_rope.ipynb #5deadc18
 @patch
 def cos_sin(self: RotaryEmbedding,
             token_positions: torch.Tensor,  # int positions `[seq]` or `[batch, seq]`, >= 0
            ) -> tuple[torch.Tensor, torch.Tensor]:  # float32 `[seq, r/2]` or `[batch, 1, seq, r/2]`
     "Cosines and sines for the given positions, growing the cache when a position is past its end."
-    need = int(token_positions.max()) + 1 if token_positions.numel() else 0
-    if need > len(self.cos_cached): self._grow(max(need, 2 * len(self.cos_cached)))
+    self._ensure(int(token_positions.max()) + 1 if token_positions.numel() else 0)
     p = token_positions.to(self.cos_cached.device)
     cos, sin = self.cos_cached[p], self.sin_cached[p]
     return (cos, sin) if p.ndim == 1 else (cos[:, None], sin[:, None])
 
+# %% ../nbs/12_rope.ipynb #3ebe7d42
+@patch
+def reset_parameters(self: RotaryEmbedding):
+    "Rebuild the cos/sin cache on its device (what `to_empty()` after the meta device needs; torchtune calls it `rope_init`)."
+    self._grow(len(self.cos_cached), self._freq_len)
+
 @patch
 def _apply(self: RotaryEmbedding, fn, *args, **kwargs):
+    was_meta = self.cos_cached.is_meta
     super(RotaryEmbedding, self)._apply(fn, *args, **kwargs)
-    if self.cos_cached.dtype != torch.float32: self._grow(len(self.cos_cached))  # a cast rounded it: rebuild exactly
+    # a cast rounded the cache, or `to_empty` left it uninitialised after the meta device: rebuild it exactly
+    if self.cos_cached.dtype != torch.float32 or (was_meta and not self.cos_cached.is_meta): self.reset_parameters()
     return self
 
 # %% ../nbs/12_rope.ipynb #ed60d9e0
@@ -168,13 +279,14 @@ def _angles(self: RotaryEmbedding, x, offset, token_positions) -> tuple[torch.Te
         check_positive_int("offset", offset, allow_zero=True)
         pos = None
     if pos is None:  # consecutive positions: a slice of the cache, no gather
-        if offset + seq > len(self.cos_cached): self._grow(max(offset + seq, 2 * len(self.cos_cached)))
+        self._ensure(offset + seq)
         cos, sin = self.cos_cached[offset : offset + seq], self.sin_cached[offset : offset + seq]
     else:
         if pos.numel() and int(pos.min()) < 0: raise IndexError(f"token_positions must be >= 0, got {int(pos.min())}")
         cos, sin = self.cos_sin(pos)
     return cos.to(x.device), sin.to(x.device)
 
+# %% ../nbs/12_rope.ipynb #8be9c4df
 @patch
 def rotate(self: RotaryEmbedding,
            x: torch.Tensor,  # queries or keys `[batch, heads, seq, head_dim]`
@@ -194,6 +306,7 @@ def rotate(self: RotaryEmbedding,
     if out is None: out = apply_rotary(xf, cos, sin, self.layout)
     return out if out.dtype == x.dtype else out.to(x.dtype)
 
+# %% ../nbs/12_rope.ipynb #84aec70e
 @patch
 def rotate_(self: RotaryEmbedding,
             x: torch.Tensor,  # queries or keys `[batch, heads, seq, head_dim]`, overwritten
@@ -207,6 +320,7 @@ def rotate_(self: RotaryEmbedding,
     if x.dtype == torch.float32: return apply_rotary(x, cos, sin, self.layout, out=x)
     return x.copy_(apply_rotary(x.float(), cos, sin, self.layout))  # float32 arithmetic, rounded once into x
 
+# %% ../nbs/12_rope.ipynb #dfe6226a
 @patch
 def forward(self: RotaryEmbedding,
             q: torch.Tensor,  # queries `[batch, heads, seq_q, head_dim]`
@@ -218,6 +332,18 @@ def forward(self: RotaryEmbedding,
     "Rotate queries and keys by their positions."
     rot = self.rotate_ if inplace else self.rotate
     return rot(q, offset, token_positions), rot(k, offset, token_positions)
+
+# %% ../nbs/12_rope.ipynb #ec5fc161
+@patch
+def set_scaling(self: RotaryEmbedding,
+                scaling: RopeScaling | None,  # the new scaling (None: plain RoPE)
+                max_seq_len: int | None = None,  # cache length to build (default: the current one)
+               ) -> RotaryEmbedding:
+    "Switch the frequency scaling and rebuild the cache; returns self."
+    n = max_seq_len or max(len(self.cos_cached), 1)
+    self.scaling = _check_scaling(scaling)
+    self._grow(n, self._freq_len_for(n))
+    return self
 
 # %% ../nbs/12_rope.ipynb #8fb99ddd
 def rope_permutation(
@@ -237,6 +363,7 @@ def rope_permutation(
     perm[:r] = to_half if dst == "half" else torch.argsort(to_half)
     return perm
 
+# %% ../nbs/12_rope.ipynb #41604096
 def convert_rope_weights(
     w: torch.Tensor,  # `W_q`/`W_k` `[num_heads*head_dim, embedding_dim]`, or a bias `[num_heads*head_dim]`
     num_heads: int,  # number of heads in `w`
@@ -266,6 +393,7 @@ def rope_scores_by_distance(
         k = rope.rotate(torch.ones(1, 1, max_distance, head_dim))
         return (k[0, 0] @ q[0, 0, 0]) / head_dim ** 0.5
 
+# %% ../nbs/12_rope.ipynb #cc4dbc47
 def plot_rope_scores(
     head_dim: int = 256,  # head dimension D
     distances=(512, 65_535),  # one panel per maximum distance
