@@ -43,7 +43,7 @@ def _check_attention_inputs(q, k, v, mask, dropout, scale) -> float:
 def check_attn_bias(
     attn_bias: torch.Tensor,  # float, added to the scores
     q_len: int, k_len: int,  # numbers of queries and keys
-    batch: int | None = None, heads: int | None = None,  # sizes it must broadcast to, when known
+    batch: int | None = None, num_heads: int | None = None,  # sizes it must broadcast to, when known
     device: torch.device | None = None,  # the queries' device, when known
 ) -> torch.Tensor:
     "Return `attn_bias` if it is a floating tensor broadcastable to `[batch, heads, q_len, k_len]`; else raise naming what was expected."
@@ -51,8 +51,8 @@ def check_attn_bias(
     if not attn_bias.dtype.is_floating_point:
         raise MaskDtypeError(f"attn_bias must be a floating tensor added to the scores, got dtype {attn_bias.dtype}; "
                              f"a bool mask (True = may attend) goes in mask=")
-    if not _broadcasts(attn_bias, q_len, k_len, batch, heads):
-        raise ValueError(f"attn_bias must be [q_len, k_len] or 4-D broadcastable to [{batch or 'batch'}, {heads or 'heads'}, {q_len}, "
+    if not _broadcasts(attn_bias, q_len, k_len, batch, num_heads):
+        raise ValueError(f"attn_bias must be [q_len, k_len] or 4-D broadcastable to [{batch or 'batch'}, {num_heads or 'heads'}, {q_len}, "
                          f"{k_len}], got shape {tuple(attn_bias.shape)}")
     if device is not None and attn_bias.device != device: raise ValueError(f"attn_bias is on {attn_bias.device} but q is on {device}")
     return attn_bias

@@ -104,10 +104,12 @@ class EncoderBlock(nn.Module):
     def __init__(self,
                  config: EncoderConfig,  # sizes, dropout, norm placement, activation
                  rotary: RotaryEmbedding | None = None,  # rotary positions for the attention (shared by every block)
+                 causal: bool = False,  # each position attends only to itself and earlier ones (a language model)
                 ):
         super().__init__()
         c = config
-        self.self_attn = MultiHeadAttention(c.embedding_dim, c.num_heads, c.dropout, rotary=rotary)
+        self.self_attn = MultiHeadAttention(c.embedding_dim, c.num_heads, c.dropout, rotary=rotary, alibi=c.positions == "alibi",
+                                            causal=True if causal else None)
         self.linear1, self.linear2 = nn.Linear(c.embedding_dim, c.ff_dim), nn.Linear(c.ff_dim, c.embedding_dim)
         self.norm1, self.norm2 = (nn.LayerNorm(c.embedding_dim, eps=c.layer_norm_eps) for _ in range(2))
         self.dropout, self.dropout1, self.dropout2 = Dropout(c.dropout), Dropout(c.dropout), Dropout(c.dropout)
@@ -147,12 +149,10 @@ class TransformerEncoder(nn.Module):
         self.positional_encoding = PositionalEncoder(c.max_seq_len, c.embedding_dim, is_learned=c.positions == "learned") \
             if c.positions in ("learned", "sinusoidal") else None
         self.embedding_norm = nn.LayerNorm(c.embedding_dim, eps=c.layer_norm_eps) if c.embedding_norm else None
-        self.dropout = nn.Dropout(c.dropout)
+        self.dropout = Dropout(c.dropout)
         # one RotaryEmbedding shared by every block; `encoder.rotary.set_scaling(...)` stretches them all
         self.rotary = RotaryEmbedding(c.head_dim, max_seq_len=c.max_seq_len) if c.positions == "rotary" and c.num_layers else None
-        self.layers = nn.ModuleList(EncoderBlock(c, self.rotary) for _ in range(c.num_layers))
-        for block in self.layers:  # EncoderBlock builds its attention with rotary only: ALiBi and causality are set here
-            block.self_attn.alibi, block.self_attn.causal = c.positions == "alibi", True if causal else None
+        self.layers = nn.ModuleList(EncoderBlock(c, self.rotary, causal) for _ in range(c.num_layers))
         self.norm = nn.LayerNorm(c.embedding_dim, eps=c.layer_norm_eps) if c.norm_first and c.num_layers else None
 
 # %% ../nbs/41_encoder.ipynb #f2635793

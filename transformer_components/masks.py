@@ -126,9 +126,9 @@ def document_mask(
 class MaskDtypeError(TypeError, ValueError):
     "A mask of the wrong dtype (e.g. float where bool is expected); both a `TypeError` and a `ValueError`."
 
-def _broadcasts(t: torch.Tensor, q_len: int, k_len: int, batch: int | None, heads: int | None) -> bool:
+def _broadcasts(t: torch.Tensor, q_len: int, k_len: int, batch: int | None, num_heads: int | None) -> bool:
     "Whether `t` is `[q_len, k_len]` or 4-D broadcastable to `[batch, heads, q_len, k_len]` (3-D is ambiguous: never)."
-    want = (batch, heads, q_len, k_len)[4 - t.dim():] if t.dim() in (2, 4) else None
+    want = (batch, num_heads, q_len, k_len)[4 - t.dim():] if t.dim() in (2, 4) else None
     return want is not None and all(w is None or s in (1, w) for s, w in zip(t.shape, want))
 
 def check_mask(
@@ -136,19 +136,19 @@ def check_mask(
     q_len: int,  # number of queries it must cover
     k_len: int,  # number of keys it must cover
     batch: int | None = None,  # batch size it must broadcast to, when known
-    heads: int | None = None,  # number of heads it must broadcast to, when known
+    num_heads: int | None = None,  # number of heads it must broadcast to, when known
     name: str = "mask",  # argument name, for the message
 ) -> torch.Tensor:
     "Return `mask` if it is a bool tensor broadcastable to `[batch, heads, q_len, k_len]`; else raise naming what was expected."
     if not isinstance(mask, torch.Tensor):
         raise TypeError(f"{name} must be a bool torch.Tensor (True = may attend), got {type(mask).__name__}")
-    expected = f"[{batch or 'batch'}, {heads or 'heads'}, {q_len}, {k_len}]"
+    expected = f"[{batch or 'batch'}, {num_heads or 'heads'}, {q_len}, {k_len}]"
     if mask.dtype != torch.bool:
         raise MaskDtypeError(
             f"{name} must have dtype torch.bool (True = may attend), got {mask.dtype}. Convert a 0/1 mask with "
             f"`{name}.bool()`, a look-ahead mask from `create_look_ahead_mask` (True = blocked) with `~{name}`; for an additive float "
             f"bias use `to_additive_mask`.")
-    if not _broadcasts(mask, q_len, k_len, batch, heads):
+    if not _broadcasts(mask, q_len, k_len, batch, num_heads):
         raise ValueError(f"{name} must be [q_len, k_len] or 4-D broadcastable to {expected} (3-D is ambiguous; "
                          f"use `padding_mask` for [batch, 1, 1, k_len]), got shape {tuple(mask.shape)}")
     return mask
@@ -157,13 +157,13 @@ def check_mask(
 def expand_mask(
     mask: torch.Tensor,  # bool mask, True = may attend, broadcastable to the target shape
     batch: int,  # batch size
-    heads: int,  # number of heads
+    num_heads: int,  # number of heads
     q_len: int,  # number of queries
     k_len: int,  # number of keys
 ) -> torch.Tensor:
     "The mask broadcast to `[batch, heads, q_len, k_len]` (a view, not a copy)."
-    check_mask(mask, q_len, k_len, batch, heads)
-    return mask.expand(batch, heads, q_len, k_len)
+    check_mask(mask, q_len, k_len, batch, num_heads)
+    return mask.expand(batch, num_heads, q_len, k_len)
 
 # %% ../nbs/20_masks.ipynb #39243937
 def to_key_padding_mask(
