@@ -5,6 +5,7 @@
 # %% ../nbs/10_embeddings.ipynb #76271271
 from __future__ import annotations
 
+import dataclasses
 import gzip
 import hashlib
 import json
@@ -124,6 +125,36 @@ def _vocab_rows(vocab) -> tuple[dict, int]:
     for i, w in enumerate(words): rows.setdefault(w, i)
     return rows, len(words)
 
+# %% ../nbs/10_embeddings.ipynb #glv001
+def _glove_lines(path: Path, dim: int | None):
+    "Yield `(line number, word, number strings)` of a GloVe-format file; a malformed line raises `ValueError` naming its line."
+    with _open_text(path) as f:
+        for lineno, line in enumerate(f, 1):
+            line = line.rstrip("\r\n")
+            if not line.strip(): continue
+            if lineno == 1 and dim is None:
+                head = line.split()
+                if len(head) == 2 and all(t.isdigit() for t in head): continue  # word2vec "count dim" header
+            if dim is None: dim = len(line.rstrip(" ").split(" ")) - 1
+            parts = line.rstrip(" ").rsplit(" ", dim)  # from the right: some GloVe sets (840B) hold words with spaces
+            if dim < 1 or len(parts) != dim + 1 or not parts[0]:
+                raise ValueError(f"{path}:{lineno}: expected a word and {dim} numbers, got {len(parts) - 1} fields after {parts[0][:20]!r}")
+            yield lineno, parts[0], parts[1:]
+
+# %% ../nbs/10_embeddings.ipynb #glv002
+def _table(vecs: dict, rows: dict | None, n_rows: int, dim: int, dtype) -> PretrainedVectors:
+    "The `[rows, dim]` table: every word read in file order (`rows` None), or the vocabulary's rows with zeros where missing."
+    if rows is None:
+        words = list(vecs)
+        weights = torch.tensor([vecs[w] for w in words], dtype=dtype).reshape(len(words), dim)
+        return PretrainedVectors(weights, words, found=len(words))
+    weights, row_words, missing = torch.zeros(n_rows, dim, dtype=dtype), [None] * n_rows, []
+    for w, i in rows.items():
+        row_words[i] = w
+        if w in vecs: weights[i] = torch.tensor(vecs[w], dtype=dtype)
+        else: missing.append(w)
+    return PretrainedVectors(weights, row_words, found=len(rows) - len(missing), missing=missing)
+
 # %% ../nbs/10_embeddings.ipynb #815880f3
 def load_glove(
     path: str | Path,  # GloVe text file, plain or gzip (detected from its first bytes)
@@ -135,41 +166,15 @@ def load_glove(
     path = Path(path)
     if not path.is_file(): raise FileNotFoundError(f"no GloVe file at {path}")
     if dim is not None: check_positive_int("dim", dim)
-    rows, n_rows = _vocab_rows(vocab) if vocab is not None else ({}, 0)
-    vecs, words, seen, lines = {}, [], set(), 0
-    with _open_text(path) as f:
-        for lineno, line in enumerate(f, 1):
-            line = line.rstrip("\r\n")
-            if not line.strip(): continue
-            if lineno == 1 and dim is None:
-                head = line.split()
-                if len(head) == 2 and all(t.isdigit() for t in head): continue  # word2vec "count dim" header
-            if dim is None: dim = len(line.rstrip(" ").split(" ")) - 1
-            # split from the right: some GloVe sets (840B) hold words that contain spaces
-            parts = line.rstrip(" ").rsplit(" ", dim)
-            if dim < 1 or len(parts) != dim + 1 or not parts[0]:
-                raise ValueError(f"{path}:{lineno}: expected a word and {dim} numbers, got {len(parts) - 1} fields after {parts[0][:20]!r}")
-            lines += 1
-            word = parts[0]
-            if vocab is not None and word not in rows: continue
-            if word in seen: continue  # the first vector of a word wins, as in the published files
-            try: vec = [float(t) for t in parts[1:]]
-            except ValueError as e:
-                raise ValueError(f"{path}:{lineno}: a value of {word!r} is not a number ({e})") from None
-            seen.add(word)
-            if vocab is None: words.append(word); vecs[len(words) - 1] = vec
-            else: vecs[word] = vec
+    rows, n_rows = _vocab_rows(vocab) if vocab is not None else (None, 0)
+    vecs, lines = {}, 0
+    for lineno, word, numbers in _glove_lines(path, dim):
+        lines, dim = lines + 1, len(numbers)
+        if (rows is not None and word not in rows) or word in vecs: continue  # the first vector of a word wins, as published
+        try: vecs[word] = [float(x) for x in numbers]
+        except ValueError as e: raise ValueError(f"{path}:{lineno}: a value of {word!r} is not a number ({e})") from None
     if dim is None: raise ValueError(f"{path} holds no vectors")
-    if vocab is None:
-        weights = torch.tensor([vecs[i] for i in range(len(words))], dtype=dtype).reshape(len(words), dim)
-        return PretrainedVectors(weights, words, found=len(words), lines=lines)
-    weights = torch.zeros(n_rows, dim, dtype=dtype)
-    row_words, missing = [None] * n_rows, []
-    for w, i in rows.items():
-        row_words[i] = w
-        if w in vecs: weights[i] = torch.tensor(vecs[w], dtype=dtype)
-        else: missing.append(w)
-    return PretrainedVectors(weights, row_words, found=len(rows) - len(missing), missing=missing, lines=lines)
+    return dataclasses.replace(_table(vecs, rows, n_rows, dim, dtype), lines=lines)
 
 # %% ../nbs/10_embeddings.ipynb #739bb513
 _ST_DTYPES = {"F64": torch.float64, "F32": torch.float32, "F16": torch.float16, "BF16": torch.bfloat16,
