@@ -6,15 +6,21 @@
 from __future__ import annotations
 
 import json
+import os
+import re
+import unicodedata
 from collections.abc import Iterable
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
+from typing import NamedTuple
 
 from fastcore.basics import patch
 
-from .core import atomic_write
+from .core import atomic_write, check_positive_int
 
 # %% auto #0
-__all__ = ['Encoding', 'Tokenizer']
+__all__ = ['WHITE_SPACE', 'Encoding', 'Tokenizer', 'AddedToken', 'added_token_json', 'parse_added_token',
+           'DisallowedSpecialToken', 'find_added', 'read_added_tokens']
 
 # %% ../nbs/01_tokenizer.ipynb #tk000008
 class Encoding(list):
@@ -69,7 +75,7 @@ Encoding.lazy = classmethod(_lazy)  # a plain classmethod: `patch`'s costs a cal
 @patch(as_prop=True)
 def tokens(self: Encoding) -> list[str]:
     "The token string of each id."
-    if getattr(self, "_tokens", None) is None: self._tokens = self._source._tokens_of(self)
+    if getattr(self, "_tokens", None) is None: self._tokens = self._source._tokens_of(self, self._inputs)
     return self._tokens
 
 @patch(as_prop=True)
@@ -93,8 +99,8 @@ class Tokenizer:
     _vocab: dict[str, int]  # token -> id, set by the subclass
     _id_token: dict[int, str]  # id -> token, set by the subclass
 
-    def encode(self, text: str) -> Encoding:
-        "The `Encoding` of `text`: ids, tokens and their character offsets."
+    def encode(self, text: str, allowed_special="none", disallowed_special="all") -> Encoding:
+        "The `Encoding` of `text`: ids, tokens and their character offsets (special tokens: see below)."
         raise NotImplementedError(f"{type(self).__name__} does not implement encode")
 
     def decode(self, ids: Iterable[int]) -> str:
@@ -153,18 +159,24 @@ def id_to_token(self: Tokenizer, token_id: int) -> str:
     return token
 
 @patch
-def _tokens_of(self: Tokenizer, ids: Iterable[int]) -> list[str]:
-    "The token of each id (ids the tokenizer produced itself, so unchecked)."
+def _tokens_of(self: Tokenizer,
+               ids: Iterable[int],  # ids the tokenizer produced itself, so unchecked
+               inputs=None,  # what `encode` kept for its `Encoding` (tokenizers with added tokens look at it)
+              ) -> list[str]:
+    "The token of each id."
     return list(map(self._id_token.__getitem__, ids))
 
 # %% ../nbs/01_tokenizer.ipynb #tk000026
 @patch
 def encode_batch(self: Tokenizer,
                  texts: Iterable[str],  # the texts
+                 num_workers: int = 1,  # processes to share the work (see "Batches in parallel" below)
+                 **options,  # passed on to `encode`, e.g. `allowed_special`
                 ) -> list[Encoding]:
     "`encode` of each text."
     if isinstance(texts, str): raise TypeError("texts must be an iterable of str, got one str: use encode")
-    return [self.encode(t) for t in texts]
+    if check_positive_int("num_workers", num_workers) > 1: return self._encode_parallel(list(texts), num_workers, options)
+    return [self.encode(t, **options) for t in texts]
 
 # %% ../nbs/01_tokenizer.ipynb #tk000044
 @patch
@@ -174,6 +186,253 @@ def decode_batch(self: Tokenizer,
     "`decode` of each id sequence."
     if isinstance(sequences, (str, bytes)): raise TypeError(f"sequences must hold id sequences, got {type(sequences).__name__}")
     return [self.decode(ids) for ids in sequences]
+
+# %% ../nbs/01_tokenizer.ipynb #199e1d77
+@dataclass(frozen=True)
+class AddedToken:
+    "A token found in the text before the tokenizer's own splitting: one entry of HF's `added_tokens`, without its id."
+    content: str  # the text it stands for
+    special: bool = True  # `encode` produces it only when allowed (tiktoken's rule); `decode` can skip it
+    single_word: bool = False  # matched only where no word character touches it on either side
+    lstrip: bool = False  # the match also takes the white space on its left
+    rstrip: bool = False  # the match also takes the white space on its right
+    normalized: bool = False  # matched in the normalized text (WordPiece lower-cases it) instead of the raw text
+
+    def __post_init__(self):
+        if not isinstance(self.content, str) or not self.content:
+            raise ValueError(f"an added token's content must be a non-empty str, got {self.content!r}")
+        for f in fields(self)[1:]:
+            if not isinstance(getattr(self, f.name), bool):
+                raise TypeError(f"AddedToken.{f.name} must be a bool, got {getattr(self, f.name)!r}")
+
+# %% ../nbs/01_tokenizer.ipynb #d8a57274
+_ADDED_FLAGS = ("single_word", "lstrip", "rstrip", "normalized", "special")  # in the order HF writes them
+_HF_DEFAULTS = {"single_word": False, "lstrip": False, "rstrip": False, "normalized": True, "special": False}
+
+def added_token_json(token: AddedToken, token_id: int) -> dict:
+    "`token` as an entry of a `tokenizer.json`'s `added_tokens`."
+    return {"id": token_id, "content": token.content, **{f: getattr(token, f) for f in _ADDED_FLAGS}}
+
+def parse_added_token(d, where: str) -> tuple[AddedToken, int]:
+    "`(token, id)` of one `added_tokens` entry; `ValueError` naming `where` when it is not one."
+    if not isinstance(d, dict): raise ValueError(f"{where} must be an object, got {type(d).__name__}")
+    i = d.get("id")
+    if type(i) is not int or i < 0: raise ValueError(f"{where} must have an int id >= 0, got {i!r}")
+    try: return AddedToken(d.get("content"), **{f: d.get(f, _HF_DEFAULTS[f]) for f in _ADDED_FLAGS}), i
+    except (TypeError, ValueError) as e: raise ValueError(f"{where}: {e}") from None
+
+# %% ../nbs/01_tokenizer.ipynb #430b8757
+WHITE_SPACE = ("\t\n\x0b\x0c\r \x85\xa0\u1680" + "".join(map(chr, range(0x2000, 0x200B)))
+               + "\u2028\u2029\u202f\u205f\u3000")  # Unicode's White_Space property: Rust's `\s`
+
+def _is_word_char(c: str) -> bool:
+    "Whether the character `c` is in the Rust `regex` crate's `\\w` (Alphabetic, marks, Nd, Pc, joiners)."
+    cat = unicodedata.category(c)
+    return (cat[0] in "LM" or cat in ("Nd", "Nl", "Pc") or c in "\u200c\u200d"
+            or "\u24b6" <= c <= "\u24e9" or "\U0001f130" <= c <= "\U0001f189")  # circled/squared letters are Alphabetic
+
+# %% ../nbs/01_tokenizer.ipynb #80bc7431
+class _Added(NamedTuple):
+    "One added token of a tokenizer: the token, its id, and whether the model's own vocabulary has it too."
+    token: AddedToken
+    id: int
+    in_model: bool
+
+class _Matcher(NamedTuple):
+    "A compiled search for some added tokens."
+    finditer: object  # `re.Pattern.finditer` of the alternation
+    hint: str  # the start every pattern shares ('' if none)
+    table: dict  # matched text -> `_Added`
+
+# %% ../nbs/01_tokenizer.ipynb #c60162e4
+def _matcher(entries: Iterable[_Added], pattern_of=None) -> _Matcher | None:
+    "A `_Matcher` for `entries` (each looked for as `pattern_of(content)`, default the content itself); `None` for none."
+    table = {}
+    for a in entries:
+        p = a.token.content if pattern_of is None else pattern_of(a.token.content)
+        if p: table.setdefault(p, a)
+    if not table: return None
+    patterns = sorted(table, key=len, reverse=True)
+    return _Matcher(re.compile("|".join(map(re.escape, patterns))).finditer, os.path.commonprefix(patterns), table)
+
+# %% ../nbs/01_tokenizer.ipynb #928dc1cd
+class DisallowedSpecialToken(ValueError):
+    "The text holds a special token that `encode` may not produce (tiktoken's rule)."
+    def __init__(self, token: str):
+        self.token = token
+        super().__init__(f"the text holds the special token {token!r}: pass allowed_special={{{token!r}}} (or 'all') to encode "
+                         f"it as that token, or disallowed_special='none' to encode it as ordinary text (as encode_ordinary does)")
+
+# %% ../nbs/01_tokenizer.ipynb #9a8b2b2f
+def find_added(
+    text: str,  # the text to search
+    m: _Matcher,  # what to look for
+    disallowed: frozenset = frozenset(),  # contents that raise `DisallowedSpecialToken` when matched
+) -> list[tuple[int, int, _Added]]:
+    "`(start, end, added)` of each added token in `text`, by HF's rule: leftmost longest, `single_word`, `lstrip`, `rstrip`."
+    out, last, n = [], 0, len(text)
+    for found in m.finditer(text):
+        a, (s, e) = m.table[found.group()], found.span()
+        t = a.token
+        if s < last or (t.single_word and ((s and _is_word_char(text[s - 1])) or (e < n and _is_word_char(text[e])))): continue
+        if t.content in disallowed: raise DisallowedSpecialToken(t.content)
+        if t.lstrip:
+            while s > last and text[s - 1] in WHITE_SPACE: s -= 1
+        if t.rstrip:
+            while e < n and text[e] in WHITE_SPACE: e += 1
+        out.append((s, e, a)); last = e
+    return out
+
+# %% ../nbs/01_tokenizer.ipynb #2aebf115
+Tokenizer._added = {}  # content -> _Added; replaced, never mutated
+Tokenizer._matchers = {}  # (allowed_special, disallowed_special) -> matchers; replaced when the added tokens change
+
+@patch
+def _register_added(self: Tokenizer, token: AddedToken, token_id: int, in_model: bool):
+    "Record `token` as an added token with `token_id`, in the vocabulary look-ups too."
+    self._added = {**self._added, token.content: _Added(token, token_id, in_model)}
+    self._vocab[token.content], self._id_token[token_id] = token_id, token.content
+    self._matchers = {}
+    self._added_changed(); self._stop_workers()
+
+@patch
+def _added_changed(self: Tokenizer):
+    "Called after the added tokens changed: subclasses drop what they derived from them."
+@patch
+def _stop_workers(self: Tokenizer):
+    "Stop the worker processes, if any (they hold a copy of the tokenizer that is about to change)."
+    pool = self.__dict__.pop("_pool", None)
+    if pool is not None: pool[1].shutdown(wait=False, cancel_futures=True)  # see "Batches in parallel" below
+
+@patch(as_prop=True)
+def special_tokens(self: Tokenizer) -> list[str]:
+    "The special tokens (`AddedToken.special`), in the order they were added."
+    return [c for c, a in self._added.items() if a.token.special]
+
+# %% ../nbs/01_tokenizer.ipynb #a3d6cda4
+@patch
+def _next_id(self: Tokenizer) -> int:
+    "The id a new token gets: `vocab_size`, for a vocabulary numbered 0 .. vocab_size - 1."
+    n = len(self._id_token)
+    if n and max(self._id_token) != n - 1:
+        raise ValueError(f"the vocabulary's ids are not 0..{n - 1} (the largest is {max(self._id_token)}), so a new token has no "
+                         "id at its end that Hugging Face would give it too")
+    return n
+
+@patch
+def _check_added(self: Tokenizer, token: AddedToken):
+    "Refuse an added token this tokenizer cannot match (subclasses narrow it down)."
+
+# %% ../nbs/01_tokenizer.ipynb #50f8aa47
+@patch
+def add_special_tokens(self: Tokenizer,
+                       tokens: Iterable[str | AddedToken],  # contents, or `AddedToken`s for the other flags
+                      ) -> list[int]:
+    "Make `tokens` special tokens and return their ids: a token in the vocabulary keeps its id, a new one gets the next."
+    if isinstance(tokens, (str, AddedToken)): raise TypeError("tokens must be a list of str or AddedToken, got one: wrap it in a list")
+    ids = []
+    for t in tokens:
+        if not isinstance(t, (str, AddedToken)): raise TypeError(f"tokens must hold str or AddedToken, got {type(t).__name__}")
+        t = AddedToken(t) if isinstance(t, str) else replace(t, special=True)
+        self._check_added(t)
+        i, known = self._vocab.get(t.content), self._added.get(t.content)
+        in_model = known.in_model if known else i is not None
+        self._register_added(t, self._next_id() if i is None else i, in_model)
+        ids.append(self._vocab[t.content])
+    return ids
+
+# %% ../nbs/01_tokenizer.ipynb #50aef572
+def _token_set(value, name: str, specials: list[str]) -> frozenset:
+    "The special tokens `value` (`'all'`, `'none'` or a collection) names; `TypeError`/`ValueError` naming `name`."
+    if value == "all": return frozenset(specials)
+    if value == "none": return frozenset()
+    if isinstance(value, str) or not isinstance(value, Iterable):
+        raise TypeError(f"{name} must be 'all', 'none' or a collection of special tokens, got {value!r}")
+    out = frozenset(value)
+    for t in out:
+        if t not in specials: raise ValueError(f"{name} names {t!r}, which is not a special token here (these are: {specials})")
+    return out
+
+# %% ../nbs/01_tokenizer.ipynb #d6178c2d
+@patch
+def _matchers_for(self: Tokenizer, allowed_special, disallowed_special) -> tuple:
+    "`(raw matcher, normalized matcher, disallowed)` for these `encode` arguments (cached; matchers may be `None`)."
+    try: return self._matchers[allowed_special, disallowed_special]
+    except (KeyError, TypeError): pass  # not built yet, or a set, which cannot be a key
+    specials = self.special_tokens
+    allowed = _token_set(allowed_special, "allowed_special", specials)
+    disallowed = frozenset(specials) - allowed if disallowed_special == "all" else _token_set(disallowed_special, "disallowed_special", specials)
+    if allowed & disallowed: raise ValueError(f"allowed_special and disallowed_special both name {sorted(allowed & disallowed)}")
+    live = [a for c, a in self._added.items() if not a.token.special or c in allowed or c in disallowed]
+    out = (_matcher(a for a in live if not a.token.normalized), _matcher((a for a in live if a.token.normalized), self._normalize_added),
+           disallowed)
+    try: self._matchers = {**self._matchers, (allowed_special, disallowed_special): out}
+    except TypeError: pass
+    return out
+
+@patch
+def _normalize_added(self: Tokenizer, content: str) -> str:
+    "The text a `normalized` added token is looked for as (a tokenizer without a normalizer: the content itself)."
+    return content
+
+# %% ../nbs/01_tokenizer.ipynb #f8766ebc
+Tokenizer._normalized_in_raw = True  # False where the tokenizer matches `normalized` tokens in its own normalized text
+
+@patch
+def _split_added(self: Tokenizer, text: str, allowed_special="none", disallowed_special="all") -> list[tuple] | None:
+    "`(start, end, id)` per added token in `text` and `(start, end, None)` per stretch between them; `None` if there is none."
+    raw, normed, disallowed = self._matchers_for(allowed_special, disallowed_special)
+    found = find_added(text, raw, disallowed) if raw is not None and raw.hint in text else []
+    if normed is not None and self._normalized_in_raw:
+        found = sorted(found + [(s + a, e + a, x) for a, b in _gaps(found, len(text))
+                                for s, e, x in find_added(text[a:b], normed, disallowed)])
+    return [(s, e, x if x is None else x.id) for s, e, x in _segments(found, len(text))] if found else None
+
+def _gaps(found: list[tuple], n: int) -> list[tuple[int, int]]:
+    "The `(start, end)` stretches of `0..n` between the `(start, end, ...)` spans in `found` (sorted), empty ones included."
+    ends = [0] + [e for _, e, _ in found]
+    return list(zip(ends, [s for s, _, _ in found] + [n]))
+
+def _segments(found: list[tuple], n: int) -> list[tuple]:
+    "`found` with the non-empty stretches of `0..n` between its spans as `(start, end, None)`, in order."
+    out = []
+    for (a, b), f in zip(_gaps(found, n), found + [None]):
+        if b > a: out.append((a, b, None))
+        if f is not None: out.append(f)
+    return out
+
+# %% ../nbs/01_tokenizer.ipynb #38544d6d
+@patch
+def _segment_ids(self: Tokenizer, text: str, segs: list[tuple], plain_ids) -> list[int]:
+    "Ids of `text` cut into `segs` by `_split_added`: `plain_ids(piece)` for ordinary pieces."
+    out = []
+    for s, e, i in segs:
+        if i is None: out.extend(plain_ids(text[s:e]))
+        else: out.append(i)
+    return out
+
+@patch
+def _segment_offsets(self: Tokenizer, text: str, segs: list[tuple], plain_offsets) -> list[tuple[int, int]]:
+    "Offsets of `text` cut into `segs`: `plain_offsets(piece)` shifted to the piece's place, and each added token's span."
+    out = []
+    for s, e, i in segs:
+        if i is None: out.extend((s + a, s + b) for a, b in plain_offsets(text[s:e]))
+        else: out.append((s, e))
+    return out
+
+@patch
+def _segment_tokens(self: Tokenizer, text: str, segs: list[tuple], plain_ids) -> list[str]:
+    "Tokens of `text` cut into `segs`: the vocabulary's for `plain_ids(piece)`, and for an added token the text it matched."
+    out = []
+    for s, e, i in segs:
+        if i is None: out += map(self._id_token.__getitem__, plain_ids(text[s:e]))
+        else: out.append(text[s:e])
+    return out
+
+@patch
+def encode_ordinary(self: Tokenizer, text: str) -> Encoding:
+    "`encode(text, disallowed_special='none')`: special text is ordinary text (tiktoken's `encode_ordinary`)."
+    return self.encode(text, disallowed_special="none")
 
 # %% ../nbs/01_tokenizer.ipynb #tk000029
 @patch
@@ -202,3 +461,76 @@ def from_file(cls: Tokenizer,
              ) -> Tokenizer:
     "The tokenizer saved in `path`; `ValueError` naming the file when it is not UTF-8 JSON of this kind."
     return cls.from_json_dict(_read_json(Path(path), f"a {cls.__name__} JSON file, as save writes"), str(path))
+
+# %% ../nbs/01_tokenizer.ipynb #0b8c630a
+@patch
+def _added_tokens_json(self: Tokenizer) -> list[dict]:
+    "The `added_tokens` of a `tokenizer.json`, sorted by id."
+    return [added_token_json(a.token, a.id) for a in sorted(self._added.values(), key=lambda a: a.id)]
+
+@patch
+def _model_vocab_json(self: Tokenizer) -> dict[str, int]:
+    "The vocabulary without the tokens only the added tokens have, sorted by id (a `tokenizer.json`'s `model.vocab`)."
+    beyond = {c for c, a in self._added.items() if not a.in_model}
+    return {t: i for t, i in sorted(self._vocab.items(), key=lambda kv: kv[1]) if t not in beyond}
+
+# %% ../nbs/01_tokenizer.ipynb #3e076ec2
+def read_added_tokens(
+    d: dict,  # a parsed `tokenizer.json`
+    model_vocab: dict[str, int],  # its `model.vocab`
+    where: str,  # the file, for messages
+) -> list[tuple[AddedToken, int, bool]]:
+    "`(token, id, in model.vocab)` of each of `d`'s `added_tokens`, checked to have the id HF gives it."
+    raw = d.get("added_tokens") or []
+    if not isinstance(raw, list): raise ValueError(f"{where}: added_tokens must be a list, got {type(raw).__name__}")
+    out, ids, nxt = [], set(model_vocab.values()), len(model_vocab)
+    for k, entry in enumerate(raw):
+        token, i = parse_added_token(entry, f"{where}: added_tokens[{k}]")
+        hf, known = model_vocab.get(token.content, nxt), token.content in model_vocab
+        if i != hf or (not known and hf in ids):
+            raise ValueError(f"{where}: added token {token.content!r} has id {i}, but Hugging Face would give it "
+                             f"{hf} ({'its id in model.vocab' if known else 'the next id after model.vocab, taken'})")
+        nxt += not known
+        out.append((token, i, known))
+    return out
+
+# %% ../nbs/01_tokenizer.ipynb #2721bd5a
+def _from_json_dict(cls, d: dict) -> Tokenizer: return cls.from_json_dict(d, "<pickle>")
+
+@patch
+def __reduce__(self: Tokenizer):
+    return (_from_json_dict, (type(self), self.to_json_dict()))
+
+# %% ../nbs/01_tokenizer.ipynb #c6781335
+_WORKER = {}  # in a worker process: the tokenizer it encodes with
+
+def _start_worker(tok: Tokenizer): _WORKER["tok"] = tok
+
+def _encode_in_worker(texts: list[str], options: dict) -> list:
+    "Encode `texts` in a worker: per text the `Encoding` itself if it holds everything, else `(ids, inputs or None for the text)`."
+    tok, out = _WORKER["tok"], []
+    for t in texts:
+        e = tok.encode(t, **options)
+        out.append(e if getattr(e, "_source", None) is None else (list(e), None if e._inputs is t else e._inputs))
+    return out
+
+# %% ../nbs/01_tokenizer.ipynb #bef262fd
+@patch
+def _worker_pool(self: Tokenizer, num_workers: int):
+    "The tokenizer's pool of `num_workers` processes, started on first use."
+    from concurrent.futures import ProcessPoolExecutor  # here: importing the tokenizer should not pay for it
+    if getattr(self, "_pool", (None,))[0] != num_workers:
+        self._stop_workers()
+        self._pool = (num_workers, ProcessPoolExecutor(num_workers, initializer=_start_worker, initargs=(self,)))
+    return self._pool[1]
+
+# %% ../nbs/01_tokenizer.ipynb #0f9a19e2
+@patch
+def _encode_parallel(self: Tokenizer, texts: list[str], num_workers: int, options: dict) -> list[Encoding]:
+    "`encode` of each text, the texts shared among `num_workers` processes in slices."
+    size = max(1, -(-len(texts) // (num_workers * 4)))
+    slices = [texts[i:i + size] for i in range(0, len(texts), size)]
+    out = []
+    for part, results in zip(slices, self._worker_pool(num_workers).map(_encode_in_worker, slices, [options] * len(slices))):
+        for t, r in zip(part, results): out.append(r if isinstance(r, Encoding) else Encoding.lazy(r[0], self, t if r[1] is None else r[1]))
+    return out

@@ -18,7 +18,7 @@ from pathlib import Path
 from fastcore.basics import patch
 
 from .core import atomic_write, check_choice, check_positive_int
-from .tokenizer import Encoding, Tokenizer, _as_int
+from .tokenizer import AddedToken, Encoding, Tokenizer, _as_int, _segments, find_added, read_added_tokens
 
 # %% auto #0
 __all__ = ['BERT_SPECIAL_TOKENS', 'bert_normalize', 'bert_pre_tokenize', 'wordpiece_split', 'WordPiece', 'count_words',
@@ -193,7 +193,7 @@ class WordPiece(Tokenizer):
         strip_accents: bool | None = None,  # `None`: follow `lowercase`
         prefix: str = "##",  # continuation prefix
         max_input_chars_per_word: int = 100,  # longer words become `unk_token`
-        special_tokens: Iterable[str] = BERT_SPECIAL_TOKENS,  # matched verbatim in raw text when in `vocab`
+        special_tokens: Iterable[str] = BERT_SPECIAL_TOKENS,  # those in `vocab` become special added tokens
         handle_chinese_chars: bool = True,  # put spaces around CJK ideographs
         clean_text: bool = True,  # drop control characters, normalise whitespace
         cleanup: bool = True,  # `decode` glues punctuation and contractions back (HF's WordPiece decoder)
@@ -202,12 +202,13 @@ class WordPiece(Tokenizer):
         if isinstance(special_tokens, str): raise TypeError("special_tokens must be a list of str, got a single str")
         if not isinstance(prefix, str) or not prefix: raise ValueError(f"prefix must be a non-empty str, got {prefix!r}")
         self.max_input_chars_per_word = check_positive_int("max_input_chars_per_word", max_input_chars_per_word)
-        self._vocab, self._id_token = vocab, {i: t for t, i in vocab.items()}
+        self._model_vocab, self._vocab, self._id_token = vocab, dict(vocab), {i: t for t, i in vocab.items()}
         self.unk_token, self.cls_token, self.sep_token, self.prefix = unk_token, cls_token, sep_token, prefix
         self.lowercase, self.strip_accents, self.handle_chinese_chars = lowercase, strip_accents, handle_chinese_chars
         self.clean_text, self.cleanup = clean_text, cleanup
-        self.special_tokens = [t for t in dict.fromkeys(special_tokens) if t in vocab]
-        self._prepare()
+        self._prepare(); self._added_changed()
+        for t in dict.fromkeys(special_tokens):
+            if t in vocab: self._register_added(AddedToken(t), vocab[t], True)
 
     def __repr__(self): return f"WordPiece(vocab_size={self.vocab_size}, lowercase={self.lowercase}, unk_token={self.unk_token!r})"
 
@@ -246,18 +247,19 @@ def _checked_vocab(vocab, unk_token, cls_token, sep_token) -> dict[str, int]:
 @patch
 def _prepare(self: WordPiece):
     p = self.prefix
-    self._max_piece = max(len(t) - len(p) if t.startswith(p) else len(t) for t in self._vocab)
-    self._special_re = (re.compile("(" + "|".join(map(re.escape, sorted(self.special_tokens, key=len, reverse=True))) + ")")
-                        if self.special_tokens else None)
-    firsts = {t[0] for t in self.special_tokens}
-    self._special_hint = firsts.pop() if len(firsts) == 1 else None  # BERT's all start with "[": one cheap test per text
+    self._max_piece = max(len(t) - len(p) if t.startswith(p) else len(t) for t in self._model_vocab)
     self._cache: dict[str, list[int]] = {}
+
+@patch
+def _added_changed(self: WordPiece):
+    "Called when the added tokens change: a `normalized` one decodes as its normalized text (`Hello` as `hello`), as in HF."
+    self._normalized_text = {c: self._normalize(c) for c, a in self._added.items() if a.token.normalized}
 
 # %% ../nbs/04_wordpiece.ipynb #5c7f0018
 @patch
 def _chunk_ids(self: WordPiece, chunk: str) -> list[int]:
     "Ids of a normalized, whitespace-free stretch of text: pre-tokenize, then longest-match each word."
-    v = self._vocab
+    v = self._model_vocab
     return [v[p] for w in bert_pre_tokenize(chunk)
             for p in wordpiece_split(w, v, self.unk_token, self.prefix, self.max_input_chars_per_word, self._max_piece)]
 
@@ -265,19 +267,32 @@ def _chunk_ids(self: WordPiece, chunk: str) -> list[int]:
 @patch
 def _chunks(self: WordPiece, text: str) -> list[str]:
     "The normalized text cut at whitespace (`game's`, `2010`, `,`), each chunk free of spaces."
-    if not self.clean_text:
-        return bert_pre_tokenize(bert_normalize(text, self.lowercase, self.strip_accents, False, self.handle_chinese_chars))
-    if text.isascii():  # `bert_normalize` reduced to what can apply to ASCII
+    if self.clean_text and text.isascii():  # `bert_normalize` reduced to what can apply to ASCII
         if not text.isprintable(): text = _ASCII_CONTROL_RE.sub("", text)  # tabs and newlines stay: they split
         return (text.lower() if self.lowercase else text).split()
+    return self._split_normalized(self._normalize(text))
+
+@patch
+def _normalize(self: WordPiece, text: str) -> str:
+    "`text` through the normalizer with this tokenizer's options."
+    return bert_normalize(text, self.lowercase, self.strip_accents, self.clean_text, self.handle_chinese_chars)
+
+@patch
+def _split_normalized(self: WordPiece, norm: str) -> list[str]:
+    "Normalized text cut into the chunks the cache holds."
     # once cleaned, the only whitespace left is " ", so str.split() splits exactly where HF does
-    return bert_normalize(text, self.lowercase, self.strip_accents, True, self.handle_chinese_chars).split()
+    return norm.split() if self.clean_text else bert_pre_tokenize(norm)
 
 # %% ../nbs/04_wordpiece.ipynb #d19526f0
 @patch
 def _word_ids(self: WordPiece, text: str) -> list[int]:
-    "Ids of a text holding no special tokens, cached per whitespace-separated chunk."
-    chunks, cache = self._chunks(text), self._cache
+    "Ids of a text holding no added tokens."
+    return self._chunk_list_ids(self._chunks(text))
+
+@patch
+def _chunk_list_ids(self: WordPiece, chunks: list[str]) -> list[int]:
+    "Ids of normalized chunks, cached per chunk."
+    cache = self._cache
     found = list(map(cache.get, chunks))  # one C-level pass; misses come back as None
     if None in found:
         if len(cache) >= 200_000: cache.clear()  # bound memory on endless streams of new text
@@ -296,16 +311,35 @@ def _check_unicode(text, name: str):
 
 # %% ../nbs/04_wordpiece.ipynb #bfb33e52
 @patch
-def _text_ids(self: WordPiece, text, name: str) -> list[int]:
-    "Ids of one raw text, special tokens included, after checking it is a str of valid Unicode."
+def _text_ids(self: WordPiece, text, name: str, allowed_special="none", disallowed_special="all") -> list[int]:
+    "Ids of one raw text, added tokens included, after checking it is a str of valid Unicode."
     _check_unicode(text, name)
-    if self._special_re is None or not (self._special_hint in text if self._special_hint else
-                                        any(t in text for t in self.special_tokens)):
-        return self._word_ids(text)
-    out, v = [], self._vocab
-    for i, part in enumerate(self._special_re.split(text)):
-        if i % 2: out.append(v[part])  # odd parts are the captured special tokens
-        elif part: out += self._word_ids(part)
+    if not self._added: return self._word_ids(text)
+    raw, normed, disallowed = self._matchers_for(allowed_special, disallowed_special)
+    found = find_added(text, raw, disallowed) if raw is not None and raw.hint in text else []
+    if not found and normed is None: return self._word_ids(text)
+    out = []
+    for s, e, a in _segments(found, len(text)):
+        if a is not None: out.append(a.id)
+        elif normed is None: out += self._word_ids(text[s:e])
+        else: out += self._normalized_ids(text[s:e], normed, disallowed)
+    return out
+
+# %% ../nbs/04_wordpiece.ipynb #20aa1da7
+WordPiece._normalized_in_raw = False  # `normalized` added tokens are found in the normalized text, below
+
+@patch
+def _normalize_added(self: WordPiece, content: str) -> str: return self._normalize(content)
+
+@patch
+def _normalized_ids(self: WordPiece, text: str, normed, disallowed) -> list[int]:
+    "Ids of raw `text` (no raw added tokens in it): its normalized added tokens, and the word pieces between them."
+    norm = self._normalize(text)
+    found = find_added(norm, normed, disallowed) if normed.hint in norm else []
+    out = []
+    for s, e, a in _segments(found, len(norm)):
+        if a is not None: out.append(a.id)
+        else: out += self._chunk_list_ids(self._split_normalized(norm[s:e]))
     return out
 
 # %% ../nbs/04_wordpiece.ipynb #68184ba0
@@ -314,15 +348,17 @@ def encode(self: WordPiece,
     text: str,  # the text to encode
     pair: str | None = None,  # an optional second text (question/answer, premise/hypothesis)
     add_special_tokens: bool = True,  # `[CLS] text [SEP]` (and `pair [SEP]`)
+    allowed_special="none",  # special tokens to encode as such when their text occurs: "all", "none" or a collection
+    disallowed_special="all",  # special tokens whose text raises `DisallowedSpecialToken` ("all": those not allowed)
 ) -> Encoding:
     "Ids, tokens, offsets and `type_ids` of `text` (and `pair`), as HF's `BertWordPieceTokenizer` gives them."
-    a = self._text_ids(text, "text")
-    b = None if pair is None else self._text_ids(pair, "pair")
+    a = self._text_ids(text, "text", allowed_special, disallowed_special)
+    b = None if pair is None else self._text_ids(pair, "pair", allowed_special, disallowed_special)
     if add_special_tokens and self.cls_token is not None:
         cls, sep = self._vocab[self.cls_token], self._vocab[self.sep_token]
         a = [cls, *a, sep]
         if b is not None: b.append(sep)
-    enc = Encoding.lazy(a if b is None else a + b, self, (text, pair, add_special_tokens))
+    enc = Encoding.lazy(a if b is None else a + b, self, (text, pair, add_special_tokens, allowed_special, disallowed_special))
     if b is not None: enc._type_ids = [0] * len(a) + [1] * len(b)
     return enc
 
@@ -355,40 +391,67 @@ def _starter_runs(text: str) -> list[tuple[int, int]]:
 
 # %% ../nbs/04_wordpiece.ipynb #wp000013
 @patch
-def _part_offsets(self: WordPiece, text: str, base: int) -> list[tuple[int, int]]:
-    "Offsets (plus `base`) of the tokens of a text holding no special tokens."
-    norm, starts, ends = self._aligned(text)
+def _word_items(self: WordPiece, norm: str, s: int, e: int, starts: list[int], ends: list[int], base: int) -> list[tuple]:
+    "`(piece, (start, end))` of the word pieces of `norm[s:e]`, spans in the raw text through `starts`/`ends`, plus `base`."
     out, p = [], len(self.prefix)
-    for m in _WORD_RE.finditer(norm):
+    for m in _WORD_RE.finditer(norm, s, e):
         word, k = m.group(), m.start()
-        pieces = wordpiece_split(word, self._vocab, self.unk_token, self.prefix, self.max_input_chars_per_word, self._max_piece)
-        if len(pieces) == 1: out.append((base + starts[k], base + ends[m.end() - 1])); continue  # a whole word, or [UNK]
+        pieces = wordpiece_split(word, self._model_vocab, self.unk_token, self.prefix, self.max_input_chars_per_word, self._max_piece)
+        if len(pieces) == 1: out.append((pieces[0], (base + starts[k], base + ends[m.end() - 1]))); continue  # a whole word, or [UNK]
         for j, piece in enumerate(pieces):
             n = len(piece) - (p if j else 0)
-            out.append((base + starts[k], base + ends[k + n - 1])); k += n
+            out.append((piece, (base + starts[k], base + ends[k + n - 1]))); k += n
+    return out
+
+# %% ../nbs/04_wordpiece.ipynb #7f657580
+@patch
+def _part_items(self: WordPiece, text: str, base: int, normed=None, disallowed=frozenset()) -> list[tuple]:
+    "`(token, (start, end))` (plus `base`) of the tokens of a raw text holding no raw added tokens."
+    norm, starts, ends = self._aligned(text)
+    found = find_added(norm, normed, disallowed) if normed is not None and normed.hint in norm else []
+    out = []
+    for s, e, a in _segments(found, len(norm)):
+        if a is not None: out.append((norm[s:e], (base + starts[s], base + ends[e - 1])))
+        else: out += self._word_items(norm, s, e, starts, ends, base)
     return out
 
 # %% ../nbs/04_wordpiece.ipynb #8383eb67
 @patch
-def _side_offsets(self: WordPiece, text: str) -> list[tuple[int, int]]:
-    "Offsets of the tokens of one raw text, special tokens found in it included."
-    if self._special_re is None: return self._part_offsets(text, 0)
-    out, pos = [], 0
-    for m in self._special_re.finditer(text):
-        out += self._part_offsets(text[pos:m.start()], pos); out.append(m.span()); pos = m.end()
-    return out + self._part_offsets(text[pos:], pos)
+def _side_items(self: WordPiece, text: str, allowed_special, disallowed_special) -> list[tuple]:
+    "`(token, (start, end))` of the tokens of one raw text, added tokens found in it included."
+    if not self._added: return self._part_items(text, 0)
+    raw, normed, disallowed = self._matchers_for(allowed_special, disallowed_special)
+    found = find_added(text, raw, disallowed) if raw is not None and raw.hint in text else []
+    out = []
+    for s, e, a in _segments(found, len(text)):
+        if a is not None: out.append((text[s:e], (s, e)))
+        else: out += self._part_items(text[s:e], s, normed, disallowed)
+    return out
 
 # %% ../nbs/04_wordpiece.ipynb #wp000014
 @patch
-def _offsets(self: WordPiece, inputs: tuple) -> list[tuple[int, int]]:
-    "Offsets of `encode(text, pair, add_special_tokens)`: each text's own, `(0, 0)` for added `[CLS]`/`[SEP]`."
-    text, pair, add = inputs
-    a = self._side_offsets(text)
-    b = None if pair is None else self._side_offsets(pair)
+def _items(self: WordPiece, inputs: tuple) -> list[tuple]:
+    "`(token, (start, end))` of each token of `encode(*inputs)`: each text's own, `(0, 0)` for added `[CLS]`/`[SEP]`."
+    text, pair, add, allowed, disallowed = inputs
+    a = self._side_items(text, allowed, disallowed)
+    b = None if pair is None else self._side_items(pair, allowed, disallowed)
     if add and self.cls_token is not None:
-        a = [(0, 0), *a, (0, 0)]
-        if b is not None: b.append((0, 0))
+        a = [(self.cls_token, (0, 0)), *a, (self.sep_token, (0, 0))]
+        if b is not None: b.append((self.sep_token, (0, 0)))
     return a if b is None else a + b
+
+@patch
+def _offsets(self: WordPiece, inputs: tuple) -> list[tuple[int, int]]:
+    "Offsets of the tokens of `encode(*inputs)`."
+    return [span for _, span in self._items(inputs)]
+
+@patch
+def _tokens_of(self: WordPiece, ids, inputs=None) -> list[str]:
+    "Tokens of `encode(*inputs)`: the vocabulary's, and for an added token the text it matched."
+    # that text is the token itself unless some added token has `lstrip`, `rstrip` or `normalized`
+    if inputs is None or not any(a.token.lstrip or a.token.rstrip or a.token.normalized for a in self._added.values()):
+        return list(map(self._id_token.__getitem__, ids))
+    return [t for t, _ in self._items(inputs)]
 
 # %% ../nbs/04_wordpiece.ipynb #3b934a36
 _CLEANUP = [(" .", "."), (" ?", "?"), (" !", "!"), (" ,", ","), (" ' ", "'"), (" n't", "n't"), (" 'm", "'m"),
@@ -407,7 +470,7 @@ def decode(self: WordPiece,
         t = itt.get(i if type(i) is int else _as_int(i))
         if t is None: raise IndexError(f"ids holds {i}, which is not an id of this vocabulary ({self.vocab_size} tokens)")
         if t not in skip: tokens.append(t)
-    return self._join_pieces(tokens)
+    return self._join_pieces([self._normalized_text.get(t, t) for t in tokens] if self._normalized_text else tokens)
 
 # %% ../nbs/04_wordpiece.ipynb #3c426476
 @patch
@@ -457,30 +520,29 @@ def save_vocab_txt(self: WordPiece,
     path: str | Path,  # destination, written atomically
 ) -> Path:
     "Write the vocabulary as `vocab.txt` (ids must be 0..n-1, since the line number is the id)."
-    if sorted(self._id_token) != list(range(self.vocab_size)):
+    vocab = self._model_vocab  # vocab.txt holds the model; tokens added later only a tokenizer.json can hold
+    if sorted(vocab.values()) != list(range(len(vocab))):
         raise ValueError("vocab.txt stores ids as line numbers, so the ids must be exactly 0..vocab_size-1")
-    bad = [t for t in self._vocab if t != t.strip() or "\n" in t]
+    bad = [t for t in vocab if t != t.strip() or "\n" in t]
     if bad: raise ValueError(f"token {bad[0]!r} has surrounding whitespace or a newline; vocab.txt cannot hold it")
-    with atomic_write(path) as f: f.write("".join(self._id_token[i] + "\n" for i in range(self.vocab_size)))
+    with atomic_write(path) as f: f.write("".join(t + "\n" for t in sorted(vocab, key=vocab.get)))
     return Path(path)
 
 # %% ../nbs/04_wordpiece.ipynb #3f3d721d
-_PLAIN_SPECIAL = {"single_word": False, "lstrip": False, "rstrip": False, "normalized": False, "special": True}  # matched verbatim
 @patch
 def to_json_dict(self: WordPiece) -> dict:
     "The tokenizer as HF's `tokenizer.json` structure."
     v = self._vocab
-    added = [{"id": v[t], "content": t, **_PLAIN_SPECIAL} for t in sorted(self.special_tokens, key=v.get)]
     post = None if self.cls_token is None else {"type": "BertProcessing", "sep": [self.sep_token, v[self.sep_token]],
                                                 "cls": [self.cls_token, v[self.cls_token]]}
-    return {"version": "1.0", "truncation": None, "padding": None, "added_tokens": added,
+    return {"version": "1.0", "truncation": None, "padding": None, "added_tokens": self._added_tokens_json(),
             "normalizer": {"type": "BertNormalizer", "clean_text": self.clean_text, "handle_chinese_chars": self.handle_chinese_chars,
                            "strip_accents": self.strip_accents, "lowercase": self.lowercase},
             "pre_tokenizer": {"type": "BertPreTokenizer"}, "post_processor": post,
             "decoder": {"type": "WordPiece", "prefix": self.prefix, "cleanup": self.cleanup},
             "model": {"type": "WordPiece", "unk_token": self.unk_token, "continuing_subword_prefix": self.prefix,
                       "max_input_chars_per_word": self.max_input_chars_per_word,
-                      "vocab": dict(sorted(v.items(), key=lambda kv: kv[1]))}}
+                      "vocab": self._model_vocab_json()}}
 
 # %% ../nbs/04_wordpiece.ipynb #c6c16fe2
 def _bert_template(post: dict, where: str) -> tuple[tuple[str, int | None], tuple[str, int | None]]:
@@ -509,18 +571,6 @@ def _post_specials(post, vocab: dict, where: str) -> tuple[str | None, str | Non
             raise ValueError(f"{where}: post_processor gives {name} token {tok!r} the id {i}, but model.vocab gives it {vocab[tok]}; "
                              "the vocabulary and the post-processor do not belong together")
     return pairs[0][0], pairs[1][0]
-
-# %% ../nbs/04_wordpiece.ipynb #wp000021
-def _added_specials(d: dict, vocab: dict, where: str) -> list[str]:
-    "The `added_tokens` of a `tokenizer.json`, which must be plain special tokens with their vocabulary ids."
-    specials = []
-    for t in d.get("added_tokens") or []:
-        c = t.get("content")
-        if vocab.get(c) != t.get("id"): raise ValueError(f"{where}: added token {c!r} has id {t.get('id')} but model.vocab says {vocab.get(c)}")
-        if not t.get("special") or t.get("normalized") or t.get("lstrip") or t.get("rstrip") or t.get("single_word"):
-            raise ValueError(f"{where}: added token {c!r} must be a plain special token (special, not normalized, no strip/single_word)")
-        specials.append(c)
-    return specials
 
 # %% ../nbs/04_wordpiece.ipynb #c1630456
 def _stage(d: dict, key: str, kind: str, where: str) -> dict:
@@ -563,10 +613,13 @@ def from_json_dict(cls: WordPiece,
     dec = d.get("decoder")
     if dec is not None and (not isinstance(dec, dict) or dec.get("type") != "WordPiece" or dec.get("prefix", "##") != prefix):
         raise ValueError(f"{where}: decoder must be a WordPiece decoder with the model's prefix, or null")
-    return cls(vocab, unk_token=unk, cls_token=cls_tok, sep_token=sep_tok, lowercase=bool(norm.get("lowercase", True)),
+    added = read_added_tokens(d, vocab, where)
+    self = cls(vocab, unk_token=unk, cls_token=cls_tok, sep_token=sep_tok, lowercase=bool(norm.get("lowercase", True)),
                strip_accents=norm.get("strip_accents"), prefix=prefix, max_input_chars_per_word=model.get("max_input_chars_per_word", 100),
-               special_tokens=_added_specials(d, vocab, where), handle_chinese_chars=bool(norm.get("handle_chinese_chars", True)),
+               special_tokens=(), handle_chinese_chars=bool(norm.get("handle_chinese_chars", True)),
                clean_text=bool(norm.get("clean_text", True)), cleanup=bool(dec.get("cleanup", True)) if dec else False)
+    for token, i, in_model in added: self._register_added(token, i, in_model)
+    return self
 
 # %% ../nbs/04_wordpiece.ipynb #0a210ad7
 def count_words(
