@@ -10,21 +10,21 @@ import json
 import re
 import sys
 import unicodedata
-from array import array
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
-from itertools import accumulate, chain, repeat
+from heapq import heapify, heappop, heappush
+from itertools import accumulate, chain, islice, repeat
 from pathlib import Path
 
 from fastcore.basics import patch
 
 from .core import check_positive_int
-from .tokenizer import Encoding, Tokenizer, _as_int
+from .tokenizer import AddedToken, Encoding, Tokenizer, _as_int, read_added_tokens
 
 # %% auto #0
-__all__ = ['GPT2_PATTERN', 'count_pairs', 'merge_symbols', 'bytes_to_unicode', 'pretokenize', 'bpe_merge_word', 'BPETokenizer',
-           'train_bpe']
+__all__ = ['GPT2_PATTERN', 'SHORT_WORD', 'count_pairs', 'merge_symbols', 'bytes_to_unicode', 'pretokenize', 'bpe_merge_word',
+           'pair_table', 'merge_ids_heap', 'merge_ids_short', 'merge_ids', 'BPETokenizer', 'train_bpe']
 
 # %% ../nbs/03_bpe.ipynb #20f1a4fe
 def count_pairs(
@@ -66,15 +66,14 @@ _ascii_pretokens = _ASCII_RE.findall
 _NON_ASCII_SPACE = "\x85\xa0\u1680" + "".join(map(chr, range(0x2000, 0x200B))) + "\u2028\u2029\u202f\u205f\u3000"
 
 # %% ../nbs/03_bpe.ipynb #e515af16
-@lru_cache(maxsize=None)
-def _class_table() -> dict[int, str]:
-    "Non-ASCII code point -> ASCII stand-in of its regex class; built once, on first non-ASCII text."
-    utf32 = "utf-32-le" if sys.byteorder == "little" else "utf-32-be"  # array("I") is in native order
-    every = "".join(array("I", r).tobytes().decode(utf32) for r in (range(0x80, 0xD800), range(0xE000, 0x110000)))
-    letters = "".join(filter(str.isalpha, every))  # str.isalpha is exactly the categories L*
-    numbers = "".join(c for c in filter(str.isnumeric, every) if not c.isalpha())  # exactly Nd, Nl, No
-    return {**dict.fromkeys(map(ord, _NON_ASCII_SPACE), "\t"), **dict.fromkeys(map(ord, letters), "a"),
-            **dict.fromkeys(map(ord, numbers), "0")}
+class _ClassTable(dict):
+    "Code point -> ASCII stand-in of its regex class (ASCII stays itself), worked out when `str.translate` first asks."
+    def __missing__(self, cp: int) -> str:
+        c = chr(cp)  # str.isalpha is exactly the categories L*; isnumeric, once letters are out, exactly Nd, Nl, No
+        v = self[cp] = c if cp < 128 else "\t" if c in _NON_ASCII_SPACE else "a" if c.isalpha() else "0" if c.isnumeric() else c
+        return v
+
+_CLASSES = _ClassTable()
 
 # %% ../nbs/03_bpe.ipynb #c583bb2c
 def pretokenize(
@@ -83,7 +82,7 @@ def pretokenize(
     "Split `text` into GPT-2 pre-tokens; joined back they give `text` exactly."
     if not isinstance(text, str): raise TypeError(f"text must be a str, got {type(text).__name__}")
     if text.isascii(): return _ASCII_RE.findall(text)
-    ends = list(accumulate(map(len, _ASCII_RE.findall(text.translate(_class_table())))))
+    ends = list(accumulate(map(len, _ASCII_RE.findall(text.translate(_CLASSES)))))
     return list(map(text.__getitem__, map(slice, [0, *ends[:-1]], ends)))
 
 # %% ../nbs/03_bpe.ipynb #01da1457
@@ -113,13 +112,93 @@ def bpe_merge_word(
         if not rs: break
     return symbols
 
+# %% ../nbs/03_bpe.ipynb #8bd1fc99
+def pair_table(
+    merges: Iterable[tuple[str, str]],  # the ordered merges
+    vocab: Mapping[str, int],  # token -> id, holding both parts and the result of every merge
+) -> tuple[dict[tuple[int, int], int], int]:
+    "`(pairs, shift)`: `pairs[left id, right id] = rank << shift | merged id` (a pair's first merge if it repeats)."
+    shift = max(vocab.values(), default=0).bit_length()
+    pairs = {}
+    for r, (a, b) in enumerate(merges): pairs.setdefault((vocab[a], vocab[b]), r << shift | vocab[a + b])
+    return pairs, shift
+
+# %% ../nbs/03_bpe.ipynb #c280a8cb
+def merge_ids_heap(
+    ids: list[int],  # the word as base-symbol ids (changed in place)
+    pairs: dict[tuple[int, int], int],  # from `pair_table`
+    shift: int,  # from `pair_table`
+) -> list[int]:
+    "The ids `bpe_merge_word` gives, in O(n log n): a heap of (rank, position) over a linked list of symbols."
+    get, mask, n = pairs.get, (1 << shift) - 1, len(ids)
+    bits = n.bit_length(); at = (1 << bits) - 1  # an entry is one int: rank << bits | position
+    nxt, prv = list(range(1, n + 1)), list(range(-1, n - 1))
+    heap = [v >> shift << bits | i for i, v in enumerate(map(get, zip(ids, ids[1:]))) if v is not None]
+    heapify(heap)
+    waiting = []  # entries for pairs made while the current rank is merged
+    while heap:
+        e = heappop(heap); r, i = e >> bits, e & at
+        q = nxt[i]
+        v = get((ids[i], ids[q])) if ids[i] >= 0 and q < n else None
+        if v is not None and v >> shift == r:  # else stale: the pair at i has changed, or i was merged into its left
+            new = ids[i] = v & mask; ids[q] = -1
+            q = nxt[i] = nxt[q]
+            if q < n:
+                prv[q] = i
+                w = get((new, ids[q]))
+                if w is not None: waiting.append(w >> shift << bits | i)
+            p = prv[i]
+            if p >= 0:
+                w = get((ids[p], new))
+                if w is not None: waiting.append(w >> shift << bits | p)
+        if waiting and (not heap or heap[0] >> bits != r):  # this rank is done: its merges' pairs may go in
+            for w in waiting: heappush(heap, w)
+            waiting.clear()
+    return [x for x in ids if x >= 0]
+
+# %% ../nbs/03_bpe.ipynb #fc92852e
+_NEVER = sys.maxsize  # above every packed (rank, id)
+
+def merge_ids_short(ids: list[int], pairs: dict[tuple[int, int], int], shift: int) -> list[int]:
+    "The ids `bpe_merge_word` gives, by its own algorithm on packed ints: O(n²), the fastest for short words."
+    get, mask = pairs.get, (1 << shift) - 1
+    rs = list(map(get, zip(ids, ids[1:]), repeat(_NEVER)))
+    while rs:
+        best = min(rs)
+        if best == _NEVER: break
+        j, new = rs.index(best), best & mask
+        hits = (j,) if rs.count(best) == 1 else _occurrences(rs, best, j)
+        for j in reversed(hits):  # right to left, so earlier positions stay valid
+            ids[j] = new; del ids[j + 1]; del rs[j]
+            if j < len(rs): rs[j] = get((new, ids[j + 1]), _NEVER)
+            if j: rs[j - 1] = get((ids[j - 1], new), _NEVER)
+    return ids
+
+def _occurrences(rs: list[int], best: int, j: int) -> list[int]:
+    "Positions of `best` in `rs` from `j` on, each not overlapping the one before (`a a a` -> `aa a`)."
+    hits = [j]
+    for k in range(j + 1, len(rs)):
+        if rs[k] == best and k > hits[-1] + 1: hits.append(k)
+    return hits
+
+# %% ../nbs/03_bpe.ipynb #348d95f6
+SHORT_WORD = 32  # symbols; up to this many, `merge_ids_short` is faster
+
+def merge_ids(ids: list[int], pairs: dict[tuple[int, int], int], shift: int) -> list[int]:
+    "The ids `bpe_merge_word` gives: `merge_ids_short` for short words, `merge_ids_heap` for long ones."
+    return (merge_ids_short if len(ids) <= SHORT_WORD else merge_ids_heap)(ids, pairs, shift)
+
 # %% ../nbs/03_bpe.ipynb #be07c58d
+_CACHED_LEN = 256
+
 class _WordCache(dict):
-    "pre-token -> tuple of ids; computes misses and forgets everything when it grows past `limit`."
+    "str -> tuple of ids; computes misses and forgets everything when it grows past `limit`."
     def __init__(self, compute, limit): super().__init__(); self.compute, self.limit = compute, limit
     def __missing__(self, word):
-        if len(self) >= self.limit: self.clear()
-        ids = self[word] = self.compute(word)
+        ids = self.compute(word)
+        if len(word) <= _CACHED_LEN:
+            if len(self) >= self.limit: self.clear()
+            self[word] = ids
         return ids
 
 # %% ../nbs/03_bpe.ipynb #bp000001
@@ -144,16 +223,26 @@ class BPETokenizer(Tokenizer):
         self.merges = [tuple(m) for m in merges]
         self.byte_level, self.unk_token = bool(byte_level), unk_token
         self._check()
-        self._id_token = {i: t for t, i in self._vocab.items()}
-        self.ranks = {m: r for r, m in reversed(list(enumerate(self.merges)))}  # first occurrence wins
-        self._byte_map = {b: ord(c) for b, c in bytes_to_unicode().items()}
-        self._unbyte = {c: b for b, c in bytes_to_unicode().items()}
-        self._cache = _WordCache(lambda w: self._encode_word(w), check_positive_int("cache_size", cache_size))
-        self._word_ids = self._cache.__getitem__  # bound once: `encode` calls it for every pre-token
+        self._model_vocab, self._id_token = dict(self._vocab), {i: t for t, i in self._vocab.items()}
+        self.ranks = {m: r for r, m in reversed(list(enumerate(self.merges)))}  # the reference's table: first occurrence wins
+        self._pairs, self._shift = pair_table(self.merges, self._vocab)
+        b2u = bytes_to_unicode()
+        self._byte_ids = [self._vocab[b2u[b]] for b in range(256)] if self.byte_level else None
+        self._unbyte = {c: b for b, c in b2u.items()}
+        self._start_caches(check_positive_int("cache_size", cache_size))
 
     def __repr__(self):
         kind = "byte-level" if self.byte_level else "character-level"
         return f"BPETokenizer({kind}, {self.vocab_size} tokens, {len(self.merges)} merges)"
+
+# %% ../nbs/03_bpe.ipynb #23c1479b
+@patch
+def _start_caches(self: BPETokenizer, limit: int):
+    "Empty caches: pre-token -> ids, and for the text between spaces, the first piece and the others (with their space)."
+    self._cache = _WordCache(lambda w: self._encode_word(w), limit)
+    self._first = _WordCache(lambda t: self._text_ids(t), limit)
+    self._spaced = _WordCache(lambda t: self._spaced_ids(t), limit)
+    self._word_ids, self._first_ids, self._spaced_get = self._cache.__getitem__, self._first.__getitem__, self._spaced.__getitem__
 
 # %% ../nbs/03_bpe.ipynb #7c07ef87
 @patch
@@ -177,18 +266,25 @@ def _check(self: BPETokenizer):
 
 # %% ../nbs/03_bpe.ipynb #5a3b657c
 @patch
-def _symbols(self: BPETokenizer, word: str) -> list[str]:
-    "The base symbols of one pre-token: its UTF-8 bytes as byte symbols, or its characters (`unk_token` for unknown ones)."
+def _base_ids(self: BPETokenizer, word: str) -> list[int]:
+    "The base-symbol ids of one pre-token: its UTF-8 bytes, or its characters (`unk_token`'s id for unknown ones)."
     if self.byte_level:
-        try: return list(word.encode("utf-8").decode("latin-1").translate(self._byte_map))
+        try: return list(map(self._byte_ids.__getitem__, word.encode("utf-8")))
         except UnicodeEncodeError: raise _surrogate_error(word) from None
     if any(0xD800 <= ord(c) <= 0xDFFF for c in word): raise _surrogate_error(word)
-    return [c if c in self._vocab else self._unk(c) for c in word]
+    v = self._model_vocab
+    return [v[c] if c in v else v[self._unk(c)] for c in word]
 
 # %% ../nbs/03_bpe.ipynb #dac0aed1
 @patch
 def _encode_word(self: BPETokenizer, word: str) -> tuple[int, ...]:
-    return tuple(map(self._vocab.__getitem__, bpe_merge_word(self._symbols(word), self.ranks)))
+    "The ids of one pre-token."
+    return tuple(merge_ids(self._base_ids(word), self._pairs, self._shift))
+
+BPETokenizer._plain_added = False  # whether an added token is not special (then `encode_ordinary` must look for it)
+
+@patch
+def _added_changed(self: BPETokenizer): self._plain_added = any(not a.token.special for a in self._added.values())
 
 @patch
 def _unk(self: BPETokenizer, c: str) -> str:
@@ -197,15 +293,54 @@ def _unk(self: BPETokenizer, c: str) -> str:
                          "which has no unk_token")
     return self.unk_token
 
+# %% ../nbs/03_bpe.ipynb #c6f040e7
+_SPACES = frozenset(_WS + _NON_ASCII_SPACE)  # white space as the pattern's \s has it
+_CUTS = re.compile(f" (?=[^{_WS}{_NON_ASCII_SPACE}])")  # the spaces that start a pre-token
+
+
+@patch
+def _text_ids(self: BPETokenizer, text: str) -> tuple[int, ...]:
+    "Ids of `text` through the regex: its pre-tokens' cached ids."
+    return tuple(chain.from_iterable(map(self._word_ids, _ascii_pretokens(text) if text.isascii() else pretokenize(text))))
+
+@patch
+def _spaced_ids(self: BPETokenizer, piece: str) -> tuple[int, ...] | None:
+    "Ids of `" " + piece`, or `None` when the space before `piece` is not a valid cut."
+    return None if not piece or piece[0] in _SPACES else self._text_ids(" " + piece)
+
+# %% ../nbs/03_bpe.ipynb #641dc914
+@patch
+def _plain_ids(self: BPETokenizer, text: str) -> Iterable[int]:
+    "Ids of `text` (no added tokens in it): the cached ids of the pieces between valid cuts."
+    pieces = text.split(" ")
+    parts = [self._first_ids(pieces[0]), *map(self._spaced_get, islice(pieces, 1, None))]
+    if None in parts:  # a space that is not a cut: cut only where it is valid
+        pieces = _CUTS.split(text)
+        parts = [self._first_ids(pieces[0]), *map(self._spaced_get, islice(pieces, 1, None))]
+    return chain.from_iterable(parts)
+
 # %% ../nbs/03_bpe.ipynb #c6c60f8c
 @patch
 def encode(self: BPETokenizer,
            text: str,  # any Unicode text (no lone surrogates)
+           allowed_special="none",  # special tokens to encode as such: "all", "none" or a collection
+           disallowed_special="all",  # special tokens whose text raises `DisallowedSpecialToken` ("all": those not allowed)
           ) -> Encoding:
     "The `Encoding` of `text` (ids, and on demand tokens and character offsets); empty for empty text."
     if not isinstance(text, str): _check_text(text)  # the check inlined: this runs once per text
-    words = _ascii_pretokens(text) if text.isascii() else pretokenize(text)  # the common case inlined
-    return Encoding.lazy(chain.from_iterable(map(self._word_ids, words)), self, text)
+    if self._added:
+        try: raw, normed, _ = self._matchers[allowed_special, disallowed_special]  # `_matchers_for`'s cache, read inline
+        except (KeyError, TypeError): raw, normed, _ = self._matchers_for(allowed_special, disallowed_special)
+        segs = self._split_added(text, allowed_special, disallowed_special) if normed or (raw and raw.hint in text) else None
+        if segs is not None: return Encoding.lazy(self._segment_ids(text, segs, self._plain_ids), self, (text, segs))
+    return Encoding.lazy(self._plain_ids(text), self, text)
+
+@patch
+def encode_ordinary(self: BPETokenizer, text: str) -> Encoding:
+    "`encode(text, disallowed_special='none')`: special text is ordinary text (tiktoken's `encode_ordinary`)."
+    if self._plain_added: return self.encode(text, disallowed_special="none")  # added tokens that are not special still count
+    if not isinstance(text, str): _check_text(text)
+    return Encoding.lazy(self._plain_ids(text), self, text)
 
 # %% ../nbs/03_bpe.ipynb #8bf6dade
 @patch
@@ -217,26 +352,36 @@ def tokenize(self: BPETokenizer, text: str) -> list[str]:
 @patch
 def decode(self: BPETokenizer,
            ids: Iterable[int],  # token ids: a list, an `Encoding`, a 1-D tensor
+           skip_special_tokens: bool = False,  # leave special tokens out (HF's default is True; tiktoken keeps them)
           ) -> str:
     "Text of `ids`; byte sequences that are not valid UTF-8 become U+FFFD, as in HF's ByteLevel decoder."
     if isinstance(ids, (str, bytes)): raise TypeError(f"ids must be an iterable of int, got {type(ids).__name__}")
-    tokens, itt = [], self._id_token
+    out, run, itt, added = [], [], self._id_token, self._added
     for i in ids:
         t = itt.get(i if type(i) is int else _as_int(i))
         if t is None: raise IndexError(f"ids holds id {i}, not in this vocabulary of {self.vocab_size}")
-        tokens.append(t)
-    text = "".join(tokens)
-    if not self.byte_level: return text
-    try: return bytes(self._unbyte[c] for c in text).decode("utf-8", errors="replace")
+        a = added.get(t)
+        if a is None: run.append(t)
+        elif not (skip_special_tokens and a.token.special):  # an added token is its own text, not byte symbols
+            out += (self._symbols_text("".join(run)), t); run = []
+    out.append(self._symbols_text("".join(run)))
+    return "".join(out)
+
+@patch
+def _symbols_text(self: BPETokenizer, symbols: str) -> str:
+    "The text of the model's tokens joined: byte symbols decoded as UTF-8 (U+FFFD where invalid), or characters."
+    if not self.byte_level: return symbols
+    try: return bytes(map(self._unbyte.__getitem__, symbols)).decode("utf-8", errors="replace")
     except KeyError as e: raise ValueError(f"token holds {e.args[0]!r}, which is not a byte symbol") from None
 
 # %% ../nbs/03_bpe.ipynb #bp000003
 @patch
 def _symbol_counts(self: BPETokenizer, word: str) -> list[int]:
     "How many base symbols (bytes, or characters) each token of the pre-token `word` covers."
-    if self.byte_level: return [len(self._id_token[i]) for i in self._cache[word]]  # a byte-level token is one symbol per byte
-    symbols, counts, k = self._symbols(word), [], 0
-    for merged in bpe_merge_word(symbols, self.ranks):  # each is the concatenation of the next few base symbols
+    tokens = map(self._id_token.__getitem__, self._word_ids(word))
+    if self.byte_level: return list(map(len, tokens))  # a byte-level token is one symbol per byte
+    symbols, counts, k = list(map(self._id_token.__getitem__, self._base_ids(word))), [], 0
+    for merged in tokens:  # each is the concatenation of the next few base symbols
         n = length = 0
         while length < len(merged): length += len(symbols[k + n]); n += 1
         counts.append(n); k += n
@@ -244,8 +389,19 @@ def _symbol_counts(self: BPETokenizer, word: str) -> list[int]:
 
 # %% ../nbs/03_bpe.ipynb #bp000004
 @patch
-def _offsets(self: BPETokenizer, text: str) -> list[tuple[int, int]]:
-    "`(start, end)` characters of each token of `encode(text)`; the tokens of one character all get its span."
+def _offsets(self: BPETokenizer, inputs) -> list[tuple[int, int]]:
+    "`(start, end)` characters of each token of `encode`: `inputs` is the text, or the text and its added-token segments."
+    return self._plain_offsets(inputs) if isinstance(inputs, str) else self._segment_offsets(*inputs, self._plain_offsets)
+
+@patch
+def _tokens_of(self: BPETokenizer, ids, inputs=None) -> list[str]:
+    "The token of each id (for an added token, the text it matched)."
+    if isinstance(inputs, tuple): return self._segment_tokens(*inputs, self._plain_ids)
+    return list(map(self._id_token.__getitem__, ids))
+
+@patch
+def _plain_offsets(self: BPETokenizer, text: str) -> list[tuple[int, int]]:
+    "`(start, end)` of each token of `text` (no added tokens in it); the tokens of one character all get its span."
     out, start = [], 0
     for word in pretokenize(text):
         if not self.byte_level or word.isascii(): owner = range(len(word))  # base symbol -> its character
@@ -286,11 +442,20 @@ def from_files(cls: BPETokenizer,
                merges_txt: str | Path,  # GPT-2 `merges.txt` / `vocab.bpe`
                **kwargs,  # passed on to `BPETokenizer`
               ) -> BPETokenizer:
-    "A byte-level BPE tokenizer from GPT-2 style vocabulary and merges files."
+    "A byte-level BPE tokenizer from GPT-2 style vocabulary and merges files (tokens no merge makes become special)."
     try: vocab = json.loads(_read_text(Path(vocab_json), "vocab_json", "a GPT-2 vocab.json"))
     except json.JSONDecodeError as e: raise ValueError(f"vocab_json {str(vocab_json)!r} is not valid JSON: {e}") from None
     if not isinstance(vocab, dict): raise ValueError(f"vocab_json {str(vocab_json)!r} must hold a JSON object token -> id")
-    return cls(vocab, _read_merges(Path(merges_txt)), **kwargs)
+    tok = cls(vocab, _read_merges(Path(merges_txt)), **kwargs)
+    tok.add_special_tokens(tok._unreachable())
+    return tok
+
+@patch
+def _unreachable(self: BPETokenizer) -> list[str]:
+    "The tokens no merge makes that are not base symbols (nor `unk_token`): BPE alone never produces them."
+    made, v = {a + b for a, b in self.merges}, self._model_vocab
+    base = set(bytes_to_unicode().values()) if self.byte_level else {t for t in v if len(t) == 1}
+    return [t for t in sorted(v, key=v.get) if t not in made and t not in base and t != self.unk_token]
 
 # %% ../nbs/03_bpe.ipynb #a58ef7e6
 def _merge_word(
@@ -408,14 +573,13 @@ _SPLIT = {"type": "Split", "pattern": {"Regex": GPT2_PATTERN}, "behavior": "Isol
 @patch
 def to_json_dict(self: BPETokenizer) -> dict:
     "This tokenizer as a `tokenizer.json` object."
-    return {"version": "1.0", "truncation": None, "padding": None, "added_tokens": [], "normalizer": None,
+    return {"version": "1.0", "truncation": None, "padding": None, "added_tokens": self._added_tokens_json(), "normalizer": None,
             "pre_tokenizer": _BYTE_LEVEL if self.byte_level else _SPLIT,
             "post_processor": {**_BYTE_LEVEL, "trim_offsets": False} if self.byte_level else None,
             "decoder": _BYTE_LEVEL if self.byte_level else {"type": "Fuse"},
             "model": {"type": "BPE", "dropout": None, "unk_token": self.unk_token, "continuing_subword_prefix": None,
                       "end_of_word_suffix": None, "fuse_unk": False, "byte_fallback": False, "ignore_merges": False,
-                      "vocab": dict(sorted(self._vocab.items(), key=lambda kv: kv[1])),
-                      "merges": [list(m) for m in self.merges]}}
+                      "vocab": self._model_vocab_json(), "merges": [list(m) for m in self.merges]}}
 
 # %% ../nbs/03_bpe.ipynb #858f18e0
 def _tokenizer_json_error(where, msg): return ValueError(f"{where}: {msg}")
@@ -468,7 +632,9 @@ def from_json_dict(cls: BPETokenizer,
     for key in ("model", "pre_tokenizer"):
         if key not in d: raise _tokenizer_json_error(where, f"missing key {key!r}")
     if d.get("normalizer") is not None: raise _tokenizer_json_error(where, "a normalizer is not supported")
-    if d.get("added_tokens"): raise _tokenizer_json_error(where, "added_tokens are not supported")
     m, byte_level = _checked_bpe_model(d["model"], where), _is_byte_level(d["pre_tokenizer"], where)
-    try: return cls(m["vocab"], _parse_merges(m["merges"], where), byte_level=byte_level, unk_token=m.get("unk_token"))
+    added = read_added_tokens(d, m["vocab"], where)
+    try: tok = cls(m["vocab"], _parse_merges(m["merges"], where), byte_level=byte_level, unk_token=m.get("unk_token"))
     except (TypeError, ValueError) as e: raise _tokenizer_json_error(where, str(e)) from None
+    for token, i, in_model in added: tok._register_added(token, i, in_model)
+    return tok
