@@ -188,7 +188,7 @@ def decode_batch(self: Tokenizer,
     if isinstance(sequences, (str, bytes)): raise TypeError(f"sequences must hold id sequences, got {type(sequences).__name__}")
     return [self.decode(ids) for ids in sequences]
 
-# %% ../nbs/01_tokenizer.ipynb #8570e083
+# %% ../nbs/01_tokenizer.ipynb #4f1f46a1
 @dataclass(frozen=True)
 class AddedToken:
     "A token found in the text before the tokenizer's own splitting: one entry of HF's `added_tokens`, without its id."
@@ -206,7 +206,7 @@ class AddedToken:
             if not isinstance(getattr(self, f.name), bool):
                 raise TypeError(f"AddedToken.{f.name} must be a bool, got {getattr(self, f.name)!r}")
 
-# %% ../nbs/01_tokenizer.ipynb #07a04479
+# %% ../nbs/01_tokenizer.ipynb #b9aeb528
 _ADDED_FLAGS = ("single_word", "lstrip", "rstrip", "normalized", "special")  # in the order HF writes them
 _HF_DEFAULTS = {"single_word": False, "lstrip": False, "rstrip": False, "normalized": True, "special": False}
 
@@ -222,7 +222,7 @@ def parse_added_token(d, where: str) -> tuple[AddedToken, int]:
     try: return AddedToken(d.get("content"), **{f: d.get(f, _HF_DEFAULTS[f]) for f in _ADDED_FLAGS}), i
     except (TypeError, ValueError) as e: raise ValueError(f"{where}: {e}") from None
 
-# %% ../nbs/01_tokenizer.ipynb #0779b1ae
+# %% ../nbs/01_tokenizer.ipynb #9543ddee
 WHITE_SPACE = ("\t\n\x0b\x0c\r \x85\xa0\u1680" + "".join(map(chr, range(0x2000, 0x200B)))
                + "\u2028\u2029\u202f\u205f\u3000")  # Unicode's White_Space property: Rust's `\s`
 
@@ -232,7 +232,7 @@ def _is_word_char(c: str) -> bool:
     return (cat[0] in "LM" or cat in ("Nd", "Nl", "Pc") or c in "\u200c\u200d"
             or "\u24b6" <= c <= "\u24e9" or "\U0001f130" <= c <= "\U0001f189")  # circled/squared letters are Alphabetic
 
-# %% ../nbs/01_tokenizer.ipynb #3cb76555
+# %% ../nbs/01_tokenizer.ipynb #1af32107
 class _Added(NamedTuple):
     "One added token of a tokenizer: the token, its id, and whether the model's own vocabulary has it too."
     token: AddedToken
@@ -245,7 +245,7 @@ class _Matcher(NamedTuple):
     hint: str  # the start every pattern shares ('' if none)
     table: dict  # matched text -> `_Added`
 
-# %% ../nbs/01_tokenizer.ipynb #20951ed4
+# %% ../nbs/01_tokenizer.ipynb #9c12841d
 def _matcher(entries: Iterable[_Added], pattern_of=None) -> _Matcher | None:
     "A `_Matcher` for `entries` (each looked for as `pattern_of(content)`, default the content itself); `None` for none."
     table = {}
@@ -256,7 +256,7 @@ def _matcher(entries: Iterable[_Added], pattern_of=None) -> _Matcher | None:
     patterns = sorted(table, key=len, reverse=True)
     return _Matcher(re.compile("|".join(map(re.escape, patterns))).finditer, os.path.commonprefix(patterns), table)
 
-# %% ../nbs/01_tokenizer.ipynb #6d2e60c1
+# %% ../nbs/01_tokenizer.ipynb #9bc3081b
 class DisallowedSpecialToken(ValueError):
     "The text holds a special token that `encode` may not produce (tiktoken's rule)."
     def __init__(self, token: str):
@@ -264,7 +264,7 @@ class DisallowedSpecialToken(ValueError):
         super().__init__(f"the text holds the special token {token!r}: pass allowed_special={{{token!r}}} (or 'all') to encode "
                          f"it as that token, or disallowed_special='none' to encode it as ordinary text (as encode_ordinary does)")
 
-# %% ../nbs/01_tokenizer.ipynb #5ef0be50
+# %% ../nbs/01_tokenizer.ipynb #0410c58e
 def find_added(
     text: str,  # the text to search
     m: _Matcher,  # what to look for
@@ -284,7 +284,7 @@ def find_added(
         out.append((s, e, a)); last = e
     return out
 
-# %% ../nbs/01_tokenizer.ipynb #4853d505
+# %% ../nbs/01_tokenizer.ipynb #7c4d1173
 Tokenizer._added = {}  # content -> _Added; replaced, never mutated
 Tokenizer._matchers = {}  # (allowed_special, disallowed_special) -> matchers; replaced when the added tokens change
 
@@ -303,14 +303,14 @@ def _added_changed(self: Tokenizer):
 def _stop_workers(self: Tokenizer):
     "Stop the worker processes, if any (they hold a copy of the tokenizer that is about to change)."
     pool = self.__dict__.pop("_pool", None)
-    if pool is not None: pool[1].shutdown(wait=False, cancel_futures=True)  # see "Batches in parallel" below
+    if pool is not None: pool[1].shutdown(cancel_futures=True)  # see "Batches in parallel" below
 
 @patch(as_prop=True)
 def special_tokens(self: Tokenizer) -> list[str]:
     "The special tokens (`AddedToken.special`), in the order they were added."
     return [c for c, a in self._added.items() if a.token.special]
 
-# %% ../nbs/01_tokenizer.ipynb #85a5f127
+# %% ../nbs/01_tokenizer.ipynb #78effa10
 @patch
 def _next_id(self: Tokenizer) -> int:
     "The id a new token gets: `vocab_size`, for a vocabulary numbered 0 .. vocab_size - 1."
@@ -324,7 +324,7 @@ def _next_id(self: Tokenizer) -> int:
 def _check_added(self: Tokenizer, token: AddedToken):
     "Refuse an added token this tokenizer cannot match (subclasses narrow it down)."
 
-# %% ../nbs/01_tokenizer.ipynb #df31fd2d
+# %% ../nbs/01_tokenizer.ipynb #f79fd88b
 @patch
 def add_special_tokens(self: Tokenizer,
                        tokens: Iterable[str | AddedToken],  # contents, or `AddedToken`s for the other flags
@@ -342,7 +342,7 @@ def add_special_tokens(self: Tokenizer,
         ids.append(self._vocab[t.content])
     return ids
 
-# %% ../nbs/01_tokenizer.ipynb #923c03d5
+# %% ../nbs/01_tokenizer.ipynb #486525ab
 def _token_set(value, name: str, specials: list[str]) -> frozenset:
     "The special tokens `value` (`'all'`, `'none'` or a collection) names; `TypeError`/`ValueError` naming `name`."
     if value == "all": return frozenset(specials)
@@ -354,7 +354,7 @@ def _token_set(value, name: str, specials: list[str]) -> frozenset:
         if t not in specials: raise ValueError(f"{name} names {t!r}, which is not a special token here (these are: {specials})")
     return out
 
-# %% ../nbs/01_tokenizer.ipynb #9f26bbc3
+# %% ../nbs/01_tokenizer.ipynb #25480a61
 @patch
 def _matchers_for(self: Tokenizer, allowed_special, disallowed_special) -> tuple:
     "`(raw matcher, normalized matcher, disallowed)` for these `encode` arguments (cached; matchers may be `None`)."
@@ -376,7 +376,7 @@ def _normalize_added(self: Tokenizer, content: str) -> str:
     "The text a `normalized` added token is looked for as (a tokenizer without a normalizer: the content itself)."
     return content
 
-# %% ../nbs/01_tokenizer.ipynb #26acf285
+# %% ../nbs/01_tokenizer.ipynb #9caed05d
 Tokenizer._normalized_in_raw = True  # False where the tokenizer matches `normalized` tokens in its own normalized text
 
 @patch
@@ -402,7 +402,7 @@ def _segments(found: list[tuple], n: int) -> list[tuple]:
         if f is not None: out.append(f)
     return out
 
-# %% ../nbs/01_tokenizer.ipynb #3f630675
+# %% ../nbs/01_tokenizer.ipynb #bbee47fd
 @patch
 def _segment_ids(self: Tokenizer, text: str, segs: list[tuple], plain_ids) -> list[int]:
     "Ids of `text` cut into `segs` by `_split_added`: `plain_ids(piece)` for ordinary pieces."
@@ -463,7 +463,7 @@ def from_file(cls: Tokenizer,
     "The tokenizer saved in `path`; `ValueError` naming the file when it is not UTF-8 JSON of this kind."
     return cls.from_json_dict(_read_json(Path(path), f"a {cls.__name__} JSON file, as save writes"), str(path))
 
-# %% ../nbs/01_tokenizer.ipynb #a70602a8
+# %% ../nbs/01_tokenizer.ipynb #05f43bf3
 @patch
 def _added_tokens_json(self: Tokenizer) -> list[dict]:
     "The `added_tokens` of a `tokenizer.json`, sorted by id."
@@ -475,7 +475,7 @@ def _model_vocab_json(self: Tokenizer) -> dict[str, int]:
     beyond = {c for c, a in self._added.items() if not a.in_model}
     return {t: i for t, i in sorted(self._vocab.items(), key=lambda kv: kv[1]) if t not in beyond}
 
-# %% ../nbs/01_tokenizer.ipynb #827aac2e
+# %% ../nbs/01_tokenizer.ipynb #747a452f
 def read_added_tokens(
     d: dict,  # a parsed `tokenizer.json`
     model_vocab: dict[str, int],  # its `model.vocab`
@@ -495,14 +495,14 @@ def read_added_tokens(
         out.append((token, i, known))
     return out
 
-# %% ../nbs/01_tokenizer.ipynb #93d9ceef
+# %% ../nbs/01_tokenizer.ipynb #1ed8ed94
 def _from_json_dict(cls, d: dict) -> Tokenizer: return cls.from_json_dict(d, "<pickle>")
 
 @patch
 def __reduce__(self: Tokenizer):
     return (_from_json_dict, (type(self), self.to_json_dict()))
 
-# %% ../nbs/01_tokenizer.ipynb #7dc32329
+# %% ../nbs/01_tokenizer.ipynb #2c338e49
 _WORKER = {}  # in a worker process: the tokenizer it encodes with
 
 def _start_worker(tok: Tokenizer): _WORKER["tok"] = tok
@@ -517,7 +517,7 @@ def _encode_in_worker(texts: list[str], options: dict) -> tuple:
         elif e._inputs is not t: other[k] = e._inputs
     return ids, counts, other
 
-# %% ../nbs/01_tokenizer.ipynb #3e7cb377
+# %% ../nbs/01_tokenizer.ipynb #141c1c77
 def _slices(texts: list[str], n: int) -> list[list[str]]:
     "`texts` cut into about `n` consecutive slices of about the same number of characters."
     total, out, start, size = sum(map(len, texts)), [], 0, 0
@@ -535,7 +535,7 @@ def _worker_pool(self: Tokenizer, num_workers: int):
         self._pool = (num_workers, ProcessPoolExecutor(num_workers, initializer=_start_worker, initargs=(self,)))
     return self._pool[1]
 
-# %% ../nbs/01_tokenizer.ipynb #969afede
+# %% ../nbs/01_tokenizer.ipynb #098c4064
 @patch
 def _encode_parallel(self: Tokenizer, texts: list[str], num_workers: int, options: dict) -> list[Encoding]:
     "`encode` of each text, the texts shared among `num_workers` processes in slices of about equal length."
