@@ -112,7 +112,7 @@ def bpe_merge_word(
         if not rs: break
     return symbols
 
-# %% ../nbs/03_bpe.ipynb #8bd1fc99
+# %% ../nbs/03_bpe.ipynb #39c26e3f
 def pair_table(
     merges: Iterable[tuple[str, str]],  # the ordered merges
     vocab: Mapping[str, int],  # token -> id, holding both parts and the result of every merge
@@ -123,7 +123,7 @@ def pair_table(
     for r, (a, b) in enumerate(merges): pairs.setdefault((vocab[a], vocab[b]), r << shift | vocab[a + b])
     return pairs, shift
 
-# %% ../nbs/03_bpe.ipynb #c280a8cb
+# %% ../nbs/03_bpe.ipynb #ed763bf8
 def merge_ids_heap(
     ids: list[int],  # the word as base-symbol ids (changed in place)
     pairs: dict[tuple[int, int], int],  # from `pair_table`
@@ -156,7 +156,7 @@ def merge_ids_heap(
             waiting.clear()
     return [x for x in ids if x >= 0]
 
-# %% ../nbs/03_bpe.ipynb #fc92852e
+# %% ../nbs/03_bpe.ipynb #835248c5
 _NEVER = sys.maxsize  # above every packed (rank, id)
 
 def merge_ids_short(ids: list[int], pairs: dict[tuple[int, int], int], shift: int) -> list[int]:
@@ -174,6 +174,7 @@ def merge_ids_short(ids: list[int], pairs: dict[tuple[int, int], int], shift: in
             if j: rs[j - 1] = get((ids[j - 1], new), _NEVER)
     return ids
 
+# %% ../nbs/03_bpe.ipynb #b57dcaa7
 def _occurrences(rs: list[int], best: int, j: int) -> list[int]:
     "Positions of `best` in `rs` from `j` on, each not overlapping the one before (`a a a` -> `aa a`)."
     hits = [j]
@@ -181,7 +182,7 @@ def _occurrences(rs: list[int], best: int, j: int) -> list[int]:
         if rs[k] == best and k > hits[-1] + 1: hits.append(k)
     return hits
 
-# %% ../nbs/03_bpe.ipynb #348d95f6
+# %% ../nbs/03_bpe.ipynb #b0a31712
 SHORT_WORD = 32  # symbols; up to this many, `merge_ids_short` is faster
 
 def merge_ids(ids: list[int], pairs: dict[tuple[int, int], int], shift: int) -> list[int]:
@@ -235,7 +236,7 @@ class BPETokenizer(Tokenizer):
         kind = "byte-level" if self.byte_level else "character-level"
         return f"BPETokenizer({kind}, {self.vocab_size} tokens, {len(self.merges)} merges)"
 
-# %% ../nbs/03_bpe.ipynb #23c1479b
+# %% ../nbs/03_bpe.ipynb #17170e75
 @patch
 def _start_caches(self: BPETokenizer, limit: int):
     "Empty caches: pre-token -> ids, and for the text between spaces, the first piece and the others (with their space)."
@@ -281,11 +282,13 @@ def _encode_word(self: BPETokenizer, word: str) -> tuple[int, ...]:
     "The ids of one pre-token."
     return tuple(merge_ids(self._base_ids(word), self._pairs, self._shift))
 
+# %% ../nbs/03_bpe.ipynb #5e6d5d07
 BPETokenizer._plain_added = False  # whether an added token is not special (then `encode_ordinary` must look for it)
 
 @patch
 def _added_changed(self: BPETokenizer): self._plain_added = any(not a.token.special for a in self._added.values())
 
+# %% ../nbs/03_bpe.ipynb #7be38dbe
 @patch
 def _unk(self: BPETokenizer, c: str) -> str:
     if self.unk_token is None:
@@ -293,7 +296,7 @@ def _unk(self: BPETokenizer, c: str) -> str:
                          "which has no unk_token")
     return self.unk_token
 
-# %% ../nbs/03_bpe.ipynb #c6f040e7
+# %% ../nbs/03_bpe.ipynb #8d8bd85f
 _SPACES = frozenset(_WS + _NON_ASCII_SPACE)  # white space as the pattern's \s has it
 _CUTS = re.compile(f" (?=[^{_WS}{_NON_ASCII_SPACE}])")  # the spaces that start a pre-token
 
@@ -303,12 +306,13 @@ def _text_ids(self: BPETokenizer, text: str) -> tuple[int, ...]:
     "Ids of `text` through the regex: its pre-tokens' cached ids."
     return tuple(chain.from_iterable(map(self._word_ids, _ascii_pretokens(text) if text.isascii() else pretokenize(text))))
 
+# %% ../nbs/03_bpe.ipynb #342f4d66
 @patch
 def _spaced_ids(self: BPETokenizer, piece: str) -> tuple[int, ...] | None:
     "Ids of `" " + piece`, or `None` when the space before `piece` is not a valid cut."
     return None if not piece or piece[0] in _SPACES else self._text_ids(" " + piece)
 
-# %% ../nbs/03_bpe.ipynb #641dc914
+# %% ../nbs/03_bpe.ipynb #953733fa
 @patch
 def _plain_ids(self: BPETokenizer, text: str) -> Iterable[int]:
     "Ids of `text` (no added tokens in it): the cached ids of the pieces between valid cuts."
@@ -335,6 +339,7 @@ def encode(self: BPETokenizer,
         if segs is not None: return Encoding.lazy(self._segment_ids(text, segs, self._plain_ids), self, (text, segs))
     return Encoding.lazy(self._plain_ids(text), self, text)
 
+# %% ../nbs/03_bpe.ipynb #81263b53
 @patch
 def encode_ordinary(self: BPETokenizer, text: str) -> Encoding:
     "`encode(text, disallowed_special='none')`: special text is ordinary text (tiktoken's `encode_ordinary`)."
@@ -367,6 +372,7 @@ def decode(self: BPETokenizer,
     out.append(self._symbols_text("".join(run)))
     return "".join(out)
 
+# %% ../nbs/03_bpe.ipynb #c6fe298c
 @patch
 def _symbols_text(self: BPETokenizer, symbols: str) -> str:
     "The text of the model's tokens joined: byte symbols decoded as UTF-8 (U+FFFD where invalid), or characters."
@@ -393,12 +399,14 @@ def _offsets(self: BPETokenizer, inputs) -> list[tuple[int, int]]:
     "`(start, end)` characters of each token of `encode`: `inputs` is the text, or the text and its added-token segments."
     return self._plain_offsets(inputs) if isinstance(inputs, str) else self._segment_offsets(*inputs, self._plain_offsets)
 
+# %% ../nbs/03_bpe.ipynb #42b21db7
 @patch
 def _tokens_of(self: BPETokenizer, ids, inputs=None) -> list[str]:
     "The token of each id (for an added token, the text it matched)."
     if isinstance(inputs, tuple): return self._segment_tokens(*inputs, self._plain_ids)
     return list(map(self._id_token.__getitem__, ids))
 
+# %% ../nbs/03_bpe.ipynb #b1647a85
 @patch
 def _plain_offsets(self: BPETokenizer, text: str) -> list[tuple[int, int]]:
     "`(start, end)` of each token of `text` (no added tokens in it); the tokens of one character all get its span."
@@ -417,6 +425,7 @@ def _clip(s: str, limit: int = 60) -> str:
     "`repr(s)`, or the repr of its first `limit` characters with its length when it is longer."
     return repr(s) if len(s) <= limit else f"{s[:limit]!r}... ({len(s):,} characters)"
 
+# %% ../nbs/03_bpe.ipynb #369762f7
 def _read_text(path: Path, name: str, expected: str) -> str:
     "The UTF-8 text of `path`; `ValueError` naming the argument, the file and the expected form when it is not UTF-8."
     try: return path.read_text(encoding="utf-8")
@@ -450,6 +459,7 @@ def from_files(cls: BPETokenizer,
     tok.add_special_tokens(tok._unreachable())
     return tok
 
+# %% ../nbs/03_bpe.ipynb #73de561b
 @patch
 def _unreachable(self: BPETokenizer) -> list[str]:
     "The tokens no merge makes that are not base symbols (nor `unk_token`): BPE alone never produces them."
@@ -584,6 +594,7 @@ def to_json_dict(self: BPETokenizer) -> dict:
 # %% ../nbs/03_bpe.ipynb #858f18e0
 def _tokenizer_json_error(where, msg): return ValueError(f"{where}: {msg}")
 
+# %% ../nbs/03_bpe.ipynb #5af62150
 def _parse_merges(raw, where) -> list[tuple[str, str]]:
     "`model.merges` as `(left, right)` pairs."
     if not isinstance(raw, list): raise _tokenizer_json_error(where, "model.merges must be a list")

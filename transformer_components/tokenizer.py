@@ -159,6 +159,7 @@ def id_to_token(self: Tokenizer, token_id: int) -> str:
     if token is None: raise IndexError(f"id {token_id} is not in this vocabulary of {self.vocab_size} tokens")
     return token
 
+# %% ../nbs/01_tokenizer.ipynb #bf34a454
 @patch
 def _tokens_of(self: Tokenizer,
                ids: Iterable[int],  # ids the tokenizer produced itself, so unchecked
@@ -188,7 +189,7 @@ def decode_batch(self: Tokenizer,
     if isinstance(sequences, (str, bytes)): raise TypeError(f"sequences must hold id sequences, got {type(sequences).__name__}")
     return [self.decode(ids) for ids in sequences]
 
-# %% ../nbs/01_tokenizer.ipynb #4f1f46a1
+# %% ../nbs/01_tokenizer.ipynb #a16322ec
 @dataclass(frozen=True)
 class AddedToken:
     "A token found in the text before the tokenizer's own splitting: one entry of HF's `added_tokens`, without its id."
@@ -206,7 +207,7 @@ class AddedToken:
             if not isinstance(getattr(self, f.name), bool):
                 raise TypeError(f"AddedToken.{f.name} must be a bool, got {getattr(self, f.name)!r}")
 
-# %% ../nbs/01_tokenizer.ipynb #b9aeb528
+# %% ../nbs/01_tokenizer.ipynb #eaf89c2f
 _ADDED_FLAGS = ("single_word", "lstrip", "rstrip", "normalized", "special")  # in the order HF writes them
 _HF_DEFAULTS = {"single_word": False, "lstrip": False, "rstrip": False, "normalized": True, "special": False}
 
@@ -214,6 +215,7 @@ def added_token_json(token: AddedToken, token_id: int) -> dict:
     "`token` as an entry of a `tokenizer.json`'s `added_tokens`."
     return {"id": token_id, "content": token.content, **{f: getattr(token, f) for f in _ADDED_FLAGS}}
 
+# %% ../nbs/01_tokenizer.ipynb #6f991a50
 def parse_added_token(d, where: str) -> tuple[AddedToken, int]:
     "`(token, id)` of one `added_tokens` entry; `ValueError` naming `where` when it is not one."
     if not isinstance(d, dict): raise ValueError(f"{where} must be an object, got {type(d).__name__}")
@@ -222,7 +224,7 @@ def parse_added_token(d, where: str) -> tuple[AddedToken, int]:
     try: return AddedToken(d.get("content"), **{f: d.get(f, _HF_DEFAULTS[f]) for f in _ADDED_FLAGS}), i
     except (TypeError, ValueError) as e: raise ValueError(f"{where}: {e}") from None
 
-# %% ../nbs/01_tokenizer.ipynb #9543ddee
+# %% ../nbs/01_tokenizer.ipynb #c4727943
 WHITE_SPACE = ("\t\n\x0b\x0c\r \x85\xa0\u1680" + "".join(map(chr, range(0x2000, 0x200B)))
                + "\u2028\u2029\u202f\u205f\u3000")  # Unicode's White_Space property: Rust's `\s`
 
@@ -232,20 +234,21 @@ def _is_word_char(c: str) -> bool:
     return (cat[0] in "LM" or cat in ("Nd", "Nl", "Pc") or c in "\u200c\u200d"
             or "\u24b6" <= c <= "\u24e9" or "\U0001f130" <= c <= "\U0001f189")  # circled/squared letters are Alphabetic
 
-# %% ../nbs/01_tokenizer.ipynb #1af32107
+# %% ../nbs/01_tokenizer.ipynb #d8456946
 class _Added(NamedTuple):
     "One added token of a tokenizer: the token, its id, and whether the model's own vocabulary has it too."
     token: AddedToken
     id: int
     in_model: bool
 
+# %% ../nbs/01_tokenizer.ipynb #ace254aa
 class _Matcher(NamedTuple):
     "A compiled search for some added tokens."
     finditer: object  # `re.Pattern.finditer` of the alternation
     hint: str  # the start every pattern shares ('' if none)
     table: dict  # matched text -> `_Added`
 
-# %% ../nbs/01_tokenizer.ipynb #9c12841d
+# %% ../nbs/01_tokenizer.ipynb #987ac866
 def _matcher(entries: Iterable[_Added], pattern_of=None) -> _Matcher | None:
     "A `_Matcher` for `entries` (each looked for as `pattern_of(content)`, default the content itself); `None` for none."
     table = {}
@@ -256,7 +259,7 @@ def _matcher(entries: Iterable[_Added], pattern_of=None) -> _Matcher | None:
     patterns = sorted(table, key=len, reverse=True)
     return _Matcher(re.compile("|".join(map(re.escape, patterns))).finditer, os.path.commonprefix(patterns), table)
 
-# %% ../nbs/01_tokenizer.ipynb #9bc3081b
+# %% ../nbs/01_tokenizer.ipynb #c427dc0a
 class DisallowedSpecialToken(ValueError):
     "The text holds a special token that `encode` may not produce (tiktoken's rule)."
     def __init__(self, token: str):
@@ -264,7 +267,7 @@ class DisallowedSpecialToken(ValueError):
         super().__init__(f"the text holds the special token {token!r}: pass allowed_special={{{token!r}}} (or 'all') to encode "
                          f"it as that token, or disallowed_special='none' to encode it as ordinary text (as encode_ordinary does)")
 
-# %% ../nbs/01_tokenizer.ipynb #0410c58e
+# %% ../nbs/01_tokenizer.ipynb #dda5da24
 def find_added(
     text: str,  # the text to search
     m: _Matcher,  # what to look for
@@ -284,7 +287,7 @@ def find_added(
         out.append((s, e, a)); last = e
     return out
 
-# %% ../nbs/01_tokenizer.ipynb #7c4d1173
+# %% ../nbs/01_tokenizer.ipynb #e6283f0e
 Tokenizer._added = {}  # content -> _Added; replaced, never mutated
 Tokenizer._matchers = {}  # (allowed_special, disallowed_special) -> matchers; replaced when the added tokens change
 
@@ -296,6 +299,7 @@ def _register_added(self: Tokenizer, token: AddedToken, token_id: int, in_model:
     self._matchers = {}
     self._added_changed(); self._stop_workers()
 
+# %% ../nbs/01_tokenizer.ipynb #a3baa58f
 @patch
 def _added_changed(self: Tokenizer):
     "Called after the added tokens changed: subclasses drop what they derived from them."
@@ -305,12 +309,13 @@ def _stop_workers(self: Tokenizer):
     pool = self.__dict__.pop("_pool", None)
     if pool is not None: pool[1].shutdown(cancel_futures=True)  # see "Batches in parallel" below
 
+# %% ../nbs/01_tokenizer.ipynb #a2567763
 @patch(as_prop=True)
 def special_tokens(self: Tokenizer) -> list[str]:
     "The special tokens (`AddedToken.special`), in the order they were added."
     return [c for c, a in self._added.items() if a.token.special]
 
-# %% ../nbs/01_tokenizer.ipynb #78effa10
+# %% ../nbs/01_tokenizer.ipynb #6b170f63
 @patch
 def _next_id(self: Tokenizer) -> int:
     "The id a new token gets: `vocab_size`, for a vocabulary numbered 0 .. vocab_size - 1."
@@ -320,11 +325,12 @@ def _next_id(self: Tokenizer) -> int:
                          "id at its end that Hugging Face would give it too")
     return n
 
+# %% ../nbs/01_tokenizer.ipynb #889aa838
 @patch
 def _check_added(self: Tokenizer, token: AddedToken):
     "Refuse an added token this tokenizer cannot match (subclasses narrow it down)."
 
-# %% ../nbs/01_tokenizer.ipynb #f79fd88b
+# %% ../nbs/01_tokenizer.ipynb #ba9738f9
 @patch
 def add_special_tokens(self: Tokenizer,
                        tokens: Iterable[str | AddedToken],  # contents, or `AddedToken`s for the other flags
@@ -342,7 +348,7 @@ def add_special_tokens(self: Tokenizer,
         ids.append(self._vocab[t.content])
     return ids
 
-# %% ../nbs/01_tokenizer.ipynb #486525ab
+# %% ../nbs/01_tokenizer.ipynb #7fb14eff
 def _token_set(value, name: str, specials: list[str]) -> frozenset:
     "The special tokens `value` (`'all'`, `'none'` or a collection) names; `TypeError`/`ValueError` naming `name`."
     if value == "all": return frozenset(specials)
@@ -354,7 +360,7 @@ def _token_set(value, name: str, specials: list[str]) -> frozenset:
         if t not in specials: raise ValueError(f"{name} names {t!r}, which is not a special token here (these are: {specials})")
     return out
 
-# %% ../nbs/01_tokenizer.ipynb #25480a61
+# %% ../nbs/01_tokenizer.ipynb #ff6ac650
 @patch
 def _matchers_for(self: Tokenizer, allowed_special, disallowed_special) -> tuple:
     "`(raw matcher, normalized matcher, disallowed)` for these `encode` arguments (cached; matchers may be `None`)."
@@ -371,12 +377,13 @@ def _matchers_for(self: Tokenizer, allowed_special, disallowed_special) -> tuple
     except TypeError: pass
     return out
 
+# %% ../nbs/01_tokenizer.ipynb #99cc0ef2
 @patch
 def _normalize_added(self: Tokenizer, content: str) -> str:
     "The text a `normalized` added token is looked for as (a tokenizer without a normalizer: the content itself)."
     return content
 
-# %% ../nbs/01_tokenizer.ipynb #9caed05d
+# %% ../nbs/01_tokenizer.ipynb #0c5e72c2
 Tokenizer._normalized_in_raw = True  # False where the tokenizer matches `normalized` tokens in its own normalized text
 
 @patch
@@ -389,11 +396,13 @@ def _split_added(self: Tokenizer, text: str, allowed_special="none", disallowed_
                                 for s, e, x in find_added(text[a:b], normed, disallowed)])
     return [(s, e, x if x is None else x.id) for s, e, x in _segments(found, len(text))] if found else None
 
+# %% ../nbs/01_tokenizer.ipynb #cf9b720d
 def _gaps(found: list[tuple], n: int) -> list[tuple[int, int]]:
     "The `(start, end)` stretches of `0..n` between the `(start, end, ...)` spans in `found` (sorted), empty ones included."
     ends = [0] + [e for _, e, _ in found]
     return list(zip(ends, [s for s, _, _ in found] + [n]))
 
+# %% ../nbs/01_tokenizer.ipynb #6bd726a2
 def _segments(found: list[tuple], n: int) -> list[tuple]:
     "`found` with the non-empty stretches of `0..n` between its spans as `(start, end, None)`, in order."
     out = []
@@ -402,7 +411,7 @@ def _segments(found: list[tuple], n: int) -> list[tuple]:
         if f is not None: out.append(f)
     return out
 
-# %% ../nbs/01_tokenizer.ipynb #bbee47fd
+# %% ../nbs/01_tokenizer.ipynb #5a970f3c
 @patch
 def _segment_ids(self: Tokenizer, text: str, segs: list[tuple], plain_ids) -> list[int]:
     "Ids of `text` cut into `segs` by `_split_added`: `plain_ids(piece)` for ordinary pieces."
@@ -412,6 +421,7 @@ def _segment_ids(self: Tokenizer, text: str, segs: list[tuple], plain_ids) -> li
         else: out.append(i)
     return out
 
+# %% ../nbs/01_tokenizer.ipynb #d7f51f83
 @patch
 def _segment_offsets(self: Tokenizer, text: str, segs: list[tuple], plain_offsets) -> list[tuple[int, int]]:
     "Offsets of `text` cut into `segs`: `plain_offsets(piece)` shifted to the piece's place, and each added token's span."
@@ -421,6 +431,7 @@ def _segment_offsets(self: Tokenizer, text: str, segs: list[tuple], plain_offset
         else: out.append((s, e))
     return out
 
+# %% ../nbs/01_tokenizer.ipynb #977eaf53
 @patch
 def _segment_tokens(self: Tokenizer, text: str, segs: list[tuple], plain_ids) -> list[str]:
     "Tokens of `text` cut into `segs`: the vocabulary's for `plain_ids(piece)`, and for an added token the text it matched."
@@ -430,6 +441,7 @@ def _segment_tokens(self: Tokenizer, text: str, segs: list[tuple], plain_ids) ->
         else: out.append(text[s:e])
     return out
 
+# %% ../nbs/01_tokenizer.ipynb #baccdd50
 @patch
 def encode_ordinary(self: Tokenizer, text: str) -> Encoding:
     "`encode(text, disallowed_special='none')`: special text is ordinary text (tiktoken's `encode_ordinary`)."
@@ -463,19 +475,20 @@ def from_file(cls: Tokenizer,
     "The tokenizer saved in `path`; `ValueError` naming the file when it is not UTF-8 JSON of this kind."
     return cls.from_json_dict(_read_json(Path(path), f"a {cls.__name__} JSON file, as save writes"), str(path))
 
-# %% ../nbs/01_tokenizer.ipynb #05f43bf3
+# %% ../nbs/01_tokenizer.ipynb #3cc63966
 @patch
 def _added_tokens_json(self: Tokenizer) -> list[dict]:
     "The `added_tokens` of a `tokenizer.json`, sorted by id."
     return [added_token_json(a.token, a.id) for a in sorted(self._added.values(), key=lambda a: a.id)]
 
+# %% ../nbs/01_tokenizer.ipynb #464e37c0
 @patch
 def _model_vocab_json(self: Tokenizer) -> dict[str, int]:
     "The vocabulary without the tokens only the added tokens have, sorted by id (a `tokenizer.json`'s `model.vocab`)."
     beyond = {c for c, a in self._added.items() if not a.in_model}
     return {t: i for t, i in sorted(self._vocab.items(), key=lambda kv: kv[1]) if t not in beyond}
 
-# %% ../nbs/01_tokenizer.ipynb #747a452f
+# %% ../nbs/01_tokenizer.ipynb #f4318c4f
 def read_added_tokens(
     d: dict,  # a parsed `tokenizer.json`
     model_vocab: dict[str, int],  # its `model.vocab`
@@ -495,18 +508,19 @@ def read_added_tokens(
         out.append((token, i, known))
     return out
 
-# %% ../nbs/01_tokenizer.ipynb #1ed8ed94
+# %% ../nbs/01_tokenizer.ipynb #9159886f
 def _from_json_dict(cls, d: dict) -> Tokenizer: return cls.from_json_dict(d, "<pickle>")
 
 @patch
 def __reduce__(self: Tokenizer):
     return (_from_json_dict, (type(self), self.to_json_dict()))
 
-# %% ../nbs/01_tokenizer.ipynb #2c338e49
+# %% ../nbs/01_tokenizer.ipynb #d003ee39
 _WORKER = {}  # in a worker process: the tokenizer it encodes with
 
 def _start_worker(tok: Tokenizer): _WORKER["tok"] = tok
 
+# %% ../nbs/01_tokenizer.ipynb #cd66f054
 def _encode_in_worker(texts: list[str], options: dict) -> tuple:
     "Encode `texts` in a worker: `(ids of all, one after another; count per text; {position: Encoding, or inputs other than the text})`."
     enc, ids, counts, other = _WORKER["tok"].encode, array("i"), array("i"), {}
@@ -517,7 +531,7 @@ def _encode_in_worker(texts: list[str], options: dict) -> tuple:
         elif e._inputs is not t: other[k] = e._inputs
     return ids, counts, other
 
-# %% ../nbs/01_tokenizer.ipynb #141c1c77
+# %% ../nbs/01_tokenizer.ipynb #51c0e8c8
 def _slices(texts: list[str], n: int) -> list[list[str]]:
     "`texts` cut into about `n` consecutive slices of about the same number of characters."
     total, out, start, size = sum(map(len, texts)), [], 0, 0
@@ -526,6 +540,7 @@ def _slices(texts: list[str], n: int) -> list[list[str]]:
         if size * n >= total * (len(out) + 1): out.append(texts[start:k + 1]); start = k + 1
     return out + [texts[start:]] if start < len(texts) else out
 
+# %% ../nbs/01_tokenizer.ipynb #45d28d66
 @patch
 def _worker_pool(self: Tokenizer, num_workers: int):
     "The tokenizer's pool of `num_workers` processes, started on first use."
@@ -535,7 +550,7 @@ def _worker_pool(self: Tokenizer, num_workers: int):
         self._pool = (num_workers, ProcessPoolExecutor(num_workers, initializer=_start_worker, initargs=(self,)))
     return self._pool[1]
 
-# %% ../nbs/01_tokenizer.ipynb #098c4064
+# %% ../nbs/01_tokenizer.ipynb #83a2f702
 @patch
 def _encode_parallel(self: Tokenizer, texts: list[str], num_workers: int, options: dict) -> list[Encoding]:
     "`encode` of each text, the texts shared among `num_workers` processes in slices of about equal length."

@@ -28,6 +28,14 @@ def _line(raw: bytes, n: int) -> str:
     except UnicodeDecodeError as e:
         raise ValueError(f"stdin line {n} is not valid UTF-8 (byte {e.start + 1} of the line: {raw[e.start:e.start + 1]!r})") from None
 
+# %% ../nbs/05_tokenizer_cli.ipynb #a2608f85
+def _encode_line(tok: Tokenizer, raw: bytes, n: int, allowed_special, disallowed_special):
+    "The `Encoding` of stdin line `n`; special text that may not be encoded is named with the options that change that."
+    try: return tok.encode(_line(raw, n), allowed_special=allowed_special, disallowed_special=disallowed_special)
+    except DisallowedSpecialToken as e:
+        raise ValueError(f"stdin line {n} holds the special token {e.token!r}: encode it as that token with --allowed-special "
+                         "(all, or a list naming it), or read special text as ordinary text with --disallowed-special none") from None
+
 # %% ../nbs/05_tokenizer_cli.ipynb #9cc89204
 def tokenize_stream(
     tok: Tokenizer,  # any tokenizer, e.g. from `load_tokenizer`
@@ -40,10 +48,7 @@ def tokenize_stream(
     "Write `{\"tokens\": [...], \"ids\": [...]}` for every line as it arrives; return the number of lines."
     n = 0
     for n, raw in enumerate(lines, 1):
-        try: enc = tok.encode(_line(raw, n), allowed_special=allowed_special, disallowed_special=disallowed_special)
-        except DisallowedSpecialToken as e:
-            raise ValueError(f"stdin line {n} holds the special token {e.token!r}: encode it as that token with --allowed-special "
-                             "(all, or a list naming it), or read special text as ordinary text with --disallowed-special none") from None
+        enc = _encode_line(tok, raw, n, allowed_special, disallowed_special)
         try:
             out.write(json.dumps({"tokens": enc.tokens, "ids": enc.ids}, ensure_ascii=False) + "\n")
             if flush: out.flush()
@@ -53,7 +58,7 @@ def tokenize_stream(
             raise
     return n
 
-# %% ../nbs/05_tokenizer_cli.ipynb #42fa1471
+# %% ../nbs/05_tokenizer_cli.ipynb #02b65d37
 def special_option(
     value: str,  # the option's text: "all", "none" or a comma-separated list of special tokens
     option: str,  # its name, for the message
@@ -69,8 +74,8 @@ def special_option(
     return set(names)
 
 # %% ../nbs/05_tokenizer_cli.ipynb #8fc5dd6d
-def tc_tokenize(argv: list[str] | None = None):  # arguments (default: the command line)
-    "Tokenize UTF-8 lines from stdin: one JSON object `{\"tokens\": [...], \"ids\": [...]}` per input line."
+def _tokenize_parser():
+    "`tc-tokenize`'s options."
     p = command_parser("tc-tokenize", "Tokenize UTF-8 lines from stdin: one JSON object {\"tokens\": [...], \"ids\": [...]} "
                        "per input line, written as soon as the line is read.",
                        "example:\n  echo 'Hello, world!' | tc-tokenize --tokenizer vocab.txt")
@@ -81,7 +86,12 @@ def tc_tokenize(argv: list[str] | None = None):  # arguments (default: the comma
                    help="special tokens whose text is encoded as that token (a LIST is comma-separated)")
     p.add_argument("--disallowed-special", default="all", metavar="all|none|LIST",
                    help="special tokens whose text is an error (all: every one not allowed; the others are ordinary text)")
-    args = p.parse_args(argv)
+    return p
+
+# %% ../nbs/05_tokenizer_cli.ipynb #cd8cba94
+def tc_tokenize(argv: list[str] | None = None):  # arguments (default: the command line)
+    "Tokenize UTF-8 lines from stdin: one JSON object `{\"tokens\": [...], \"ids\": [...]}` per input line."
+    args = _tokenize_parser().parse_args(argv)
     with cli_errors("tc-tokenize"):
         tok = load_tokenizer(args.tokenizer, args.merges)
         allowed, disallowed = (special_option(v, o, tok) for v, o in ((args.allowed_special, "--allowed-special"),

@@ -88,6 +88,7 @@ def _tokens(self: WordTokenizer, text: str | list[str]) -> list[str]:
     if not isinstance(text, str): return [w.lower() for w in text] if self.lower else list(text)
     return text_to_word_sequence(text, self.filters, self.lower, self.split, self.char_level)
 
+# %% ../nbs/01_word_tokenizer.ipynb #e7ceb3f0
 @patch
 def __repr__(self: WordTokenizer):
     return (f"WordTokenizer(vocab_size={self.vocab_size}, num_words={self.num_words}, oov_token={self.oov_token!r}, "
@@ -183,9 +184,11 @@ def encode(self: WordTokenizer,
     if segs is None: return Encoding.lazy(self._ids(text, "text"), self, text)
     return Encoding.lazy(self._segment_ids(text, segs, self._plain_ids), self, (text, segs))
 
+# %% ../nbs/01_word_tokenizer.ipynb #b09a603a
 @patch
 def _plain_ids(self: WordTokenizer, text: str) -> list[int]: return self._ids(text, "text")
 
+# %% ../nbs/01_word_tokenizer.ipynb #2096f0f2
 @patch
 def _check_added(self: WordTokenizer, token: AddedToken):
     if token.normalized: raise ValueError(f"the word tokenizer finds added tokens in the raw text only; {token.content!r} has normalized=True")
@@ -205,12 +208,14 @@ def _offsets(self: WordTokenizer, inputs) -> list[tuple[int, int]]:
     "`(start, end)` in the text of each token of `encode`: `inputs` is the text, or the text and its added-token segments."
     return self._plain_offsets(inputs) if isinstance(inputs, str) else self._segment_offsets(*inputs, self._plain_offsets)
 
+# %% ../nbs/01_word_tokenizer.ipynb #0fc642fe
 @patch
 def _tokens_of(self: WordTokenizer, ids, inputs=None) -> list[str]:
     "The token of each id (for an added token, the text it matched)."
     if isinstance(inputs, tuple): return self._segment_tokens(*inputs, self._plain_ids)
     return list(map(self._id_token.__getitem__, ids))
 
+# %% ../nbs/01_word_tokenizer.ipynb #48dedc5a
 @patch
 def _plain_offsets(self: WordTokenizer, text: str) -> list[tuple[int, int]]:
     "`(start, end)` in `text` of each token of `text` (no added tokens in it)."
@@ -278,7 +283,7 @@ def _rows(sequences, number: tuple, what: str) -> list[list]:
         rows.append(seq)
     return rows
 
-# %% ../nbs/01_word_tokenizer.ipynb #2e0bdded
+# %% ../nbs/01_word_tokenizer.ipynb #03d9cf0d
 _ELEMENT_NAMES = {"ints": "an int", "numbers": "a number", "str": "a str", "objects": "an object"}
 
 def _element_types(np_dtype, return_tensors: str) -> tuple[tuple, str]:
@@ -290,6 +295,7 @@ def _element_types(np_dtype, return_tensors: str) -> tuple[tuple, str]:
     if np.issubdtype(np_dtype, np.integer): return (int, np.integer), "ints"
     return (int, float, np.integer, np.floating), "numbers"  # no silent float -> int rounding
 
+# %% ../nbs/01_word_tokenizer.ipynb #e5a224ca
 def _sized(np_dtype, value, rows: list[list]):
     "`np_dtype`, with the longest string's length when it is a string dtype without one."
     import numpy as np
@@ -363,7 +369,7 @@ def from_json_dict(cls: WordTokenizer,
     self._build_index()
     return self._with_added(d.get("added_tokens") or [], where)
 
-# %% ../nbs/01_word_tokenizer.ipynb #8827165c
+# %% ../nbs/01_word_tokenizer.ipynb #1beae79d
 @patch
 def _with_added(self: WordTokenizer, entries: list, where: str) -> WordTokenizer:
     "`self` with the saved `added_tokens` entries added again, each checked to get its saved id back."

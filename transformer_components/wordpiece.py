@@ -90,6 +90,7 @@ def _char_class(ranges: str) -> str:
         out.append(re.escape(chr(int(lo, 16))) + (f"-{re.escape(chr(int(hi, 16)))}" if hi else ""))
     return "".join(out)
 
+# %% ../nbs/04_wordpiece.ipynb #dac0a127
 def _in_ranges(ch: str, ranges: str) -> bool:
     "Whether the one-character string `ch` lies in the ranges (for tests and explanations, not the hot path)."
     return re.fullmatch(f"[{_char_class(ranges)}]", ch) is not None
@@ -115,6 +116,7 @@ def _nfd(s: str) -> str:
     if _NFD_KEEP not in s: return unicodedata.normalize("NFD", s)
     return _NFD_KEEP.join(unicodedata.normalize("NFD", p) for p in s.split(_NFD_KEEP))
 
+# %% ../nbs/04_wordpiece.ipynb #e9c3e7d4
 def _lower(s: str) -> str:
     "Lower-case one character at a time, as Rust's `char::to_lowercase` does (so no final-sigma rule)."
     out = "".join(c.lower() for c in s) if "Σ" in s else s.lower()
@@ -250,6 +252,7 @@ def _prepare(self: WordPiece):
     self._max_piece = max(len(t) - len(p) if t.startswith(p) else len(t) for t in self._model_vocab)
     self._cache: dict[str, list[int]] = {}
 
+# %% ../nbs/04_wordpiece.ipynb #bfe28248
 @patch
 def _added_changed(self: WordPiece):
     "Called when the added tokens change: a `normalized` one decodes as its normalized text (`Hello` as `hello`), as in HF."
@@ -272,11 +275,13 @@ def _chunks(self: WordPiece, text: str) -> list[str]:
         return (text.lower() if self.lowercase else text).split()
     return self._split_normalized(self._normalize(text))
 
+# %% ../nbs/04_wordpiece.ipynb #5746546f
 @patch
 def _normalize(self: WordPiece, text: str) -> str:
     "`text` through the normalizer with this tokenizer's options."
     return bert_normalize(text, self.lowercase, self.strip_accents, self.clean_text, self.handle_chinese_chars)
 
+# %% ../nbs/04_wordpiece.ipynb #634b5c65
 @patch
 def _split_normalized(self: WordPiece, norm: str) -> list[str]:
     "Normalized text cut into the chunks the cache holds."
@@ -289,6 +294,7 @@ def _word_ids(self: WordPiece, text: str) -> list[int]:
     "Ids of a text holding no added tokens."
     return self._chunk_list_ids(self._chunks(text))
 
+# %% ../nbs/04_wordpiece.ipynb #79e33a4b
 @patch
 def _chunk_list_ids(self: WordPiece, chunks: list[str]) -> list[int]:
     "Ids of normalized chunks, cached per chunk."
@@ -325,12 +331,13 @@ def _text_ids(self: WordPiece, text, name: str, allowed_special="none", disallow
         else: out += self._normalized_ids(text[s:e], normed, disallowed)
     return out
 
-# %% ../nbs/04_wordpiece.ipynb #20aa1da7
+# %% ../nbs/04_wordpiece.ipynb #8073ecf3
 WordPiece._normalized_in_raw = False  # `normalized` added tokens are found in the normalized text, below
 
 @patch
 def _normalize_added(self: WordPiece, content: str) -> str: return self._normalize(content)
 
+# %% ../nbs/04_wordpiece.ipynb #4b696580
 @patch
 def _normalized_ids(self: WordPiece, text: str, normed, disallowed) -> list[int]:
     "Ids of raw `text` (no raw added tokens in it): its normalized added tokens, and the word pieces between them."
@@ -403,7 +410,7 @@ def _word_items(self: WordPiece, norm: str, s: int, e: int, starts: list[int], e
             out.append((piece, (base + starts[k], base + ends[k + n - 1]))); k += n
     return out
 
-# %% ../nbs/04_wordpiece.ipynb #7f657580
+# %% ../nbs/04_wordpiece.ipynb #b100092b
 @patch
 def _part_items(self: WordPiece, text: str, base: int, normed=None, disallowed=frozenset()) -> list[tuple]:
     "`(token, (start, end))` (plus `base`) of the tokens of a raw text holding no raw added tokens."
@@ -440,11 +447,13 @@ def _items(self: WordPiece, inputs: tuple) -> list[tuple]:
         if b is not None: b.append((self.sep_token, (0, 0)))
     return a if b is None else a + b
 
+# %% ../nbs/04_wordpiece.ipynb #7e4cfb15
 @patch
 def _offsets(self: WordPiece, inputs: tuple) -> list[tuple[int, int]]:
     "Offsets of the tokens of `encode(*inputs)`."
     return [span for _, span in self._items(inputs)]
 
+# %% ../nbs/04_wordpiece.ipynb #0d290fdc
 @patch
 def _tokens_of(self: WordPiece, ids, inputs=None) -> list[str]:
     "Tokens of `encode(*inputs)`: the vocabulary's, and for an added token the text it matched."
