@@ -12,6 +12,7 @@ import unicodedata
 from array import array
 from collections.abc import Iterable
 from dataclasses import dataclass, fields, replace
+from itertools import accumulate, repeat
 from pathlib import Path
 from typing import NamedTuple
 
@@ -556,8 +557,8 @@ def _encode_parallel(self: Tokenizer, texts: list[str], num_workers: int, option
     "`encode` of each text, the texts shared among `num_workers` processes in slices of about equal length."
     parts, out = _slices(texts, num_workers * 4), []
     for part, (ids, counts, other) in zip(parts, self._worker_pool(num_workers).map(_encode_in_worker, parts, [options] * len(parts))):
-        ids, k = ids.tolist(), 0
-        for j, (t, n) in enumerate(zip(part, counts)):
-            x = other.get(j)
-            out.append(x if isinstance(x, Encoding) else Encoding.lazy(ids[k:k + n], self, t if x is None else x)); k += n
+        ends = list(accumulate(counts))
+        encs = list(map(Encoding.lazy, map(ids.tolist().__getitem__, map(slice, [0, *ends[:-1]], ends)), repeat(self), part))
+        for j, x in other.items(): encs[j] = x if isinstance(x, Encoding) else Encoding.lazy(encs[j], self, x)
+        out += encs
     return out
