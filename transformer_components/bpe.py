@@ -333,9 +333,9 @@ def encode(self: BPETokenizer,
     "The `Encoding` of `text` (ids, and on demand tokens and character offsets); empty for empty text."
     if not isinstance(text, str): _check_text(text)  # the check inlined: this runs once per text
     if self._added:
-        try: raw, normed, _ = self._matchers[allowed_special, disallowed_special]  # `_matchers_for`'s cache, read inline
-        except (KeyError, TypeError): raw, normed, _ = self._matchers_for(allowed_special, disallowed_special)
-        segs = self._split_added(text, allowed_special, disallowed_special) if normed or (raw and raw.hint in text) else None
+        try: hint = self._matchers[allowed_special, disallowed_special][0]  # `_matchers_for`'s cache, read inline
+        except (KeyError, TypeError): hint = self._matchers_for(allowed_special, disallowed_special)[0]
+        segs = self._split_added(text, allowed_special, disallowed_special) if hint is not None and hint in text else None
         if segs is not None: return Encoding.lazy(self._segment_ids(text, segs, self._plain_ids), self, (text, segs))
     return Encoding.lazy(self._plain_ids(text), self, text)
 

@@ -364,7 +364,7 @@ def _token_set(value, name: str, specials: list[str]) -> frozenset:
 # %% ../nbs/01_tokenizer.ipynb #ff6ac650
 @patch
 def _matchers_for(self: Tokenizer, allowed_special, disallowed_special) -> tuple:
-    "`(raw matcher, normalized matcher, disallowed)` for these `encode` arguments (cached; matchers may be `None`)."
+    "`(hint, raw matcher, normalized matcher, disallowed)` for these `encode` arguments (cached; matchers may be `None`)."
     try: return self._matchers[allowed_special, disallowed_special]
     except (KeyError, TypeError): pass  # not built yet, or a set, which cannot be a key
     specials = self.special_tokens
@@ -372,8 +372,8 @@ def _matchers_for(self: Tokenizer, allowed_special, disallowed_special) -> tuple
     disallowed = frozenset(specials) - allowed if disallowed_special == "all" else _token_set(disallowed_special, "disallowed_special", specials)
     if allowed & disallowed: raise ValueError(f"allowed_special and disallowed_special both name {sorted(allowed & disallowed)}")
     live = [a for c, a in self._added.items() if not a.token.special or c in allowed or c in disallowed]
-    out = (_matcher(a for a in live if not a.token.normalized), _matcher((a for a in live if a.token.normalized), self._normalize_added),
-           disallowed)
+    raw, normed = _matcher(a for a in live if not a.token.normalized), _matcher((a for a in live if a.token.normalized), self._normalize_added)
+    out = (None if raw is None and normed is None else "" if normed else raw.hint, raw, normed, disallowed)  # hint: see below
     try: self._matchers = {**self._matchers, (allowed_special, disallowed_special): out}
     except TypeError: pass
     return out
@@ -390,7 +390,7 @@ Tokenizer._normalized_in_raw = True  # False where the tokenizer matches `normal
 @patch
 def _split_added(self: Tokenizer, text: str, allowed_special="none", disallowed_special="all") -> list[tuple] | None:
     "`(start, end, id)` per added token in `text` and `(start, end, None)` per stretch between them; `None` if there is none."
-    raw, normed, disallowed = self._matchers_for(allowed_special, disallowed_special)
+    _, raw, normed, disallowed = self._matchers_for(allowed_special, disallowed_special)
     found = find_added(text, raw, disallowed) if raw is not None and raw.hint in text else []
     if normed is not None and self._normalized_in_raw:
         found = sorted(found + [(s + a, e + a, x) for a, b in _gaps(found, len(text))

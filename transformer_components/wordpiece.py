@@ -292,7 +292,9 @@ def _split_normalized(self: WordPiece, norm: str) -> list[str]:
 @patch
 def _word_ids(self: WordPiece, text: str) -> list[int]:
     "Ids of a text holding no added tokens."
-    return self._chunk_list_ids(self._chunks(text))
+    chunks, cache = self._chunks(text), self._cache
+    found = list(map(cache.get, chunks))  # one C-level pass; misses come back as None
+    return list(chain.from_iterable(found)) if None not in found else self._chunk_list_ids(chunks)
 
 # %% ../nbs/04_wordpiece.ipynb #79e33a4b
 @patch
@@ -321,7 +323,9 @@ def _text_ids(self: WordPiece, text, name: str, allowed_special="none", disallow
     "Ids of one raw text, added tokens included, after checking it is a str of valid Unicode."
     _check_unicode(text, name)
     if not self._added: return self._word_ids(text)
-    raw, normed, disallowed = self._matchers_for(allowed_special, disallowed_special)
+    try: hint, raw, normed, disallowed = self._matchers[allowed_special, disallowed_special]  # `_matchers_for`'s cache, inline
+    except (KeyError, TypeError): hint, raw, normed, disallowed = self._matchers_for(allowed_special, disallowed_special)
+    if hint is None or hint not in text: return self._word_ids(text)  # the usual case: no added token can be there
     found = find_added(text, raw, disallowed) if raw is not None and raw.hint in text else []
     if not found and normed is None: return self._word_ids(text)
     out = []
@@ -427,7 +431,7 @@ def _part_items(self: WordPiece, text: str, base: int, normed=None, disallowed=f
 def _side_items(self: WordPiece, text: str, allowed_special, disallowed_special) -> list[tuple]:
     "`(token, (start, end))` of the tokens of one raw text, added tokens found in it included."
     if not self._added: return self._part_items(text, 0)
-    raw, normed, disallowed = self._matchers_for(allowed_special, disallowed_special)
+    _, raw, normed, disallowed = self._matchers_for(allowed_special, disallowed_special)
     found = find_added(text, raw, disallowed) if raw is not None and raw.hint in text else []
     out = []
     for s, e, a in _segments(found, len(text)):
