@@ -232,8 +232,8 @@ WHITE_SPACE = ("\t\n\x0b\x0c\r \x85\xa0\u1680" + "".join(map(chr, range(0x2000, 
 def _is_word_char(c: str) -> bool:
     "Whether the character `c` is in the Rust `regex` crate's `\\w` (Alphabetic, marks, Nd, Pc, joiners)."
     cat = unicodedata.category(c)
-    return (cat[0] in "LM" or cat in ("Nd", "Nl", "Pc") or c in "\u200c\u200d"
-            or "\u24b6" <= c <= "\u24e9" or "\U0001f130" <= c <= "\U0001f189")  # circled/squared letters are Alphabetic
+    return (cat[0] in "LM" or cat in ("Nd", "Nl", "Pc") or c in "\u200c\u200d" or "\u24b6" <= c <= "\u24e9"  # circled and
+            or "\U0001f130" <= c <= "\U0001f149" or "\U0001f150" <= c <= "\U0001f169" or "\U0001f170" <= c <= "\U0001f189")  # squared letters
 
 # %% ../nbs/01_tokenizer.ipynb #d8456946
 class _Added(NamedTuple):
@@ -304,6 +304,7 @@ def _register_added(self: Tokenizer, token: AddedToken, token_id: int, in_model:
 @patch
 def _added_changed(self: Tokenizer):
     "Called after the added tokens changed: subclasses drop what they derived from them."
+
 @patch
 def _stop_workers(self: Tokenizer):
     "Stop the worker processes, if any (they hold a copy of the tokenizer that is about to change)."
