@@ -1,4 +1,5 @@
-"""Checks too slow for the BPE notebook: our GPT-2 pre-tokenization against HF's on every assigned code point."""
+"""Checks too slow for the BPE notebook: our GPT-2 pre-tokenization against HF's on every assigned code point, and
+merging one pre-token of a million characters (HF's ids, time growing as n log n)."""
 import unicodedata
 
 import pytest
@@ -21,3 +22,27 @@ def test_every_assigned_code_point_splits_like_hf(context):
         s = "|".join(context.format(c, c) for c in chars[k:k + 20_000])
         ours = ["".join(b2u[b] for b in w.encode("utf-8")) for w in pretokenize(s)]
         assert ours == [w for w, _ in hf.pre_tokenize_str(s)], f"chunk starting at {chars[k]!r} in {context!r}"
+
+
+def test_long_pre_tokens_grow_as_n_log_n(data_dir):
+    "One pre-token of 1,000,000 characters: HF's ids, and time that grows with n log n (4x longer: about 4.5x slower, not 16x)."
+    import random
+    import time
+
+    from transformer_components.bpe import BPETokenizer
+    tokenizers = pytest.importorskip("tokenizers")
+    d = data_dir / "vocab" / "gpt2" / "whisper_assets_gpt2"
+    ours = BPETokenizer.from_files(d / "vocab.json", d / "merges.txt")
+    hf = tokenizers.ByteLevelBPETokenizer(str(d / "vocab.json"), str(d / "merges.txt"))
+    rnd = random.Random(0)
+    letters = "".join(rnd.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(1_000_000))
+    for word in (letters, "x" * 1_000_000):
+        assert ours.encode_ordinary(word) == hf.encode(word).ids
+    def seconds(n):
+        word = letters[:n]
+        best = float("inf")
+        for _ in range(3):
+            t = time.perf_counter(); ours.encode_ordinary(word); best = min(best, time.perf_counter() - t)
+        return best
+    ratio = seconds(200_000) / seconds(50_000)
+    assert ratio < 9, f"4x the length took {ratio:.1f}x the time: merging is no longer O(n log n)"

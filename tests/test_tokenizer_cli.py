@@ -127,3 +127,32 @@ def test_train_word_tokenizer(tmp_path, env):
     assert tok.returncode == 0, tok.stderr
     # the: 3 times -> id 2, sat: 2 -> 3, then the words seen once by first appearance: cat -> 4 (0 is padding, 1 [UNK])
     assert json.loads(tok.stdout) == {"tokens": ["the", "cat", "[UNK]"], "ids": [2, 4, 1]}
+
+
+def test_special_tokens_options(data_dir, env):
+    "--allowed-special / --disallowed-special: by default special text stops the command; all, a list or none say otherwise."
+    from tokenizers import ByteLevelBPETokenizer
+    d = data_dir / "vocab" / "gpt2" / "whisper_assets_gpt2"
+    base = [script("tc-tokenize"), "--tokenizer", str(d / "vocab.json"), "--merges", str(d / "merges.txt")]
+    text = b"fine\nend<|endoftext|>\n"
+    res = run(base, text, env)
+    assert res.returncode == 1 and b"stdin line 2 holds the special token '<|endoftext|>'" in res.stderr, res.stderr
+    assert [json.loads(l)["ids"] for l in res.stdout.decode().splitlines()] == [[38125]]  # the line before was written
+    for option in (["--allowed-special", "all"], ["--allowed-special", "<|endoftext|>"]):
+        res = run(base + option, text, env)
+        assert res.returncode == 0, res.stderr
+        assert json.loads(res.stdout.decode().splitlines()[1]) == {"tokens": ["end", "<|endoftext|>"], "ids": [437, 50256]}
+    res = run(base + ["--disallowed-special", "none"], text, env)
+    hf = ByteLevelBPETokenizer(str(d / "vocab.json"), str(d / "merges.txt"))
+    assert json.loads(res.stdout.decode().splitlines()[1])["ids"] == hf.encode("end<|endoftext|>").ids
+    res = run(base + ["--allowed-special", "[PAD]"], text, env)
+    assert res.returncode == 1 and b"--allowed-special '[PAD]': '[PAD]' is not a special token of this tokenizer" in res.stderr
+
+
+def test_special_tokens_of_a_saved_tokenizer(tmp_path, env):
+    "A WordPiece tokenizer.json with BERT's specials: [SEP] in the input is an error unless allowed."
+    vocab = _tiny_vocab(tmp_path)
+    res = run([script("tc-tokenize"), "--tokenizer", str(vocab), "--allowed-special", "[SEP]"], b"hello [SEP] world\n", env)
+    assert res.returncode == 0 and json.loads(res.stdout)["ids"] == [2, 5, 3, 6, 3], res.stderr
+    res = run([script("tc-tokenize"), "--tokenizer", str(vocab)], b"hello [SEP]\n", env)
+    assert res.returncode == 1 and b"stdin line 1 holds the special token '[SEP]'" in res.stderr

@@ -12,13 +12,14 @@ from pathlib import Path
 
 from .bpe import BPETokenizer
 from .core import ProgressBar, check_choice, check_positive_int, cli_errors, command_parser
-from .tokenizer import Tokenizer
+from .tokenizer import DisallowedSpecialToken, Tokenizer
 from .tokenizer_loading import load_tokenizer
 from .word_tokenizer import WordTokenizer
 from .wordpiece import WordPiece
 
 # %% auto #0
-__all__ = ['TRAINERS', 'tokenize_stream', 'tc_tokenize', 'read_training_files', 'train_tokenizer', 'tc_train_tokenizer']
+__all__ = ['TRAINERS', 'tokenize_stream', 'special_option', 'tc_tokenize', 'read_training_files', 'train_tokenizer',
+           'tc_train_tokenizer']
 
 # %% ../nbs/05_tokenizer_cli.ipynb #a9993843
 def _line(raw: bytes, n: int) -> str:
@@ -27,17 +28,27 @@ def _line(raw: bytes, n: int) -> str:
     except UnicodeDecodeError as e:
         raise ValueError(f"stdin line {n} is not valid UTF-8 (byte {e.start + 1} of the line: {raw[e.start:e.start + 1]!r})") from None
 
+# %% ../nbs/05_tokenizer_cli.ipynb #a2608f85
+def _encode_line(tok: Tokenizer, raw: bytes, n: int, allowed_special, disallowed_special):
+    "The `Encoding` of stdin line `n`; special text that may not be encoded is named with the options that change that."
+    try: return tok.encode(_line(raw, n), allowed_special=allowed_special, disallowed_special=disallowed_special)
+    except DisallowedSpecialToken as e:
+        raise ValueError(f"stdin line {n} holds the special token {e.token!r}: encode it as that token with --allowed-special "
+                         "(all, or a list naming it), or read special text as ordinary text with --disallowed-special none") from None
+
 # %% ../nbs/05_tokenizer_cli.ipynb #9cc89204
 def tokenize_stream(
     tok: Tokenizer,  # any tokenizer, e.g. from `load_tokenizer`
     lines: Iterable[bytes],  # UTF-8 lines, each with or without its `\n` (e.g. `sys.stdin.buffer`)
     out,  # text stream for the JSON lines
     flush: bool = False,  # flush `out` after every line (interactive pipes)
+    allowed_special="none",  # passed to `encode`: special tokens whose text becomes the token
+    disallowed_special="all",  # passed to `encode`: special tokens whose text is an error
 ) -> int:
     "Write `{\"tokens\": [...], \"ids\": [...]}` for every line as it arrives; return the number of lines."
     n = 0
     for n, raw in enumerate(lines, 1):
-        enc = tok.encode(_line(raw, n))
+        enc = _encode_line(tok, raw, n, allowed_special, disallowed_special)
         try:
             out.write(json.dumps({"tokens": enc.tokens, "ids": enc.ids}, ensure_ascii=False) + "\n")
             if flush: out.flush()
@@ -47,19 +58,45 @@ def tokenize_stream(
             raise
     return n
 
+# %% ../nbs/05_tokenizer_cli.ipynb #02b65d37
+def special_option(
+    value: str,  # the option's text: "all", "none" or a comma-separated list of special tokens
+    option: str,  # its name, for the message
+    tok: Tokenizer,  # the tokenizer it applies to
+):
+    "`value` as `encode` takes it: `'all'`, `'none'`, or the set of tokens it lists, each a special token of `tok`."
+    if value in ("all", "none"): return value
+    names = [t for t in value.split(",") if t]
+    unknown = [t for t in names if t not in tok.special_tokens]
+    if unknown or not names:
+        raise ValueError(f"{option} {value!r}: {unknown[0] if unknown else 'an empty list'!r} is not a special token of this "
+                         f"tokenizer (its special tokens: {', '.join(tok.special_tokens) or 'none'}); give all, none or a comma-separated list")
+    return set(names)
+
 # %% ../nbs/05_tokenizer_cli.ipynb #8fc5dd6d
-def tc_tokenize(argv: list[str] | None = None):  # arguments (default: the command line)
-    "Tokenize UTF-8 lines from stdin: one JSON object `{\"tokens\": [...], \"ids\": [...]}` per input line."
+def _tokenize_parser():
+    "`tc-tokenize`'s options."
     p = command_parser("tc-tokenize", "Tokenize UTF-8 lines from stdin: one JSON object {\"tokens\": [...], \"ids\": [...]} "
                        "per input line, written as soon as the line is read.",
                        "example:\n  echo 'Hello, world!' | tc-tokenize --tokenizer vocab.txt")
     p.add_argument("--tokenizer", required=True, metavar="PATH",
                    help="a BERT vocab.txt, a GPT-2 vocab.json (with --merges), a tokenizer.json or a word tokenizer's JSON")
     p.add_argument("--merges", metavar="PATH", help="GPT-2 merges.txt, with a vocab.json")
-    args = p.parse_args(argv)
+    p.add_argument("--allowed-special", default="none", metavar="all|none|LIST",
+                   help="special tokens whose text is encoded as that token (a LIST is comma-separated)")
+    p.add_argument("--disallowed-special", default="all", metavar="all|none|LIST",
+                   help="special tokens whose text is an error (all: every one not allowed; the others are ordinary text)")
+    return p
+
+# %% ../nbs/05_tokenizer_cli.ipynb #cd8cba94
+def tc_tokenize(argv: list[str] | None = None):  # arguments (default: the command line)
+    "Tokenize UTF-8 lines from stdin: one JSON object `{\"tokens\": [...], \"ids\": [...]}` per input line."
+    args = _tokenize_parser().parse_args(argv)
     with cli_errors("tc-tokenize"):
         tok = load_tokenizer(args.tokenizer, args.merges)
-        tokenize_stream(tok, sys.stdin.buffer, sys.stdout, flush=True)
+        allowed, disallowed = (special_option(v, o, tok) for v, o in ((args.allowed_special, "--allowed-special"),
+                                                                       (args.disallowed_special, "--disallowed-special")))
+        tokenize_stream(tok, sys.stdin.buffer, sys.stdout, flush=True, allowed_special=allowed, disallowed_special=disallowed)
 
 # %% ../nbs/05_tokenizer_cli.ipynb #45e4bf52
 def _training_lines(path: Path) -> list[str]:

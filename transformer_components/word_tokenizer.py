@@ -10,7 +10,7 @@ from collections.abc import Iterable, Sequence
 from fastcore.basics import patch
 
 from .core import check_choice, check_positive_int
-from .tokenizer import Encoding, Tokenizer, _as_int
+from .tokenizer import AddedToken, Encoding, Tokenizer, _Added, _as_int, added_token_json, parse_added_token
 
 # %% auto #0
 __all__ = ['KERAS_FILTERS', 'text_to_word_sequence', 'WordTokenizer', 'UnknownWordError', 'pad_sequences']
@@ -68,6 +68,10 @@ def _set_index(self: WordTokenizer, words: list[str]):
     self.index_word = {i: w for w, i in self.word_index.items()}
     self._vocab = {self.pad_token: 0, **self.word_index}
     self._id_token = {0: self.pad_token, **self.index_word}
+    added, self._added = self._added, {}
+    for a in added.values():  # added tokens come after the words: a refit that changes the words moves them
+        i = self._vocab.get(a.token.content)
+        self._register_added(a.token, self._next_id() if i is None else i, i is not None)
 
 # %% ../nbs/01_word_tokenizer.ipynb #c17eb357
 @patch
@@ -79,27 +83,32 @@ def _build_index(self: WordTokenizer):
 
 # %% ../nbs/01_word_tokenizer.ipynb #5e97930e
 @patch
-def _tokens(self: WordTokenizer, text: str) -> list[str]:
+def _tokens(self: WordTokenizer, text: str | list[str]) -> list[str]:
+    "The tokens of `text`; a text given as a list of tokens is only lower-cased (with `lower`), as in Keras."
+    if not isinstance(text, str): return [w.lower() for w in text] if self.lower else list(text)
     return text_to_word_sequence(text, self.filters, self.lower, self.split, self.char_level)
 
+# %% ../nbs/01_word_tokenizer.ipynb #e7ceb3f0
 @patch
 def __repr__(self: WordTokenizer):
     return (f"WordTokenizer(vocab_size={self.vocab_size}, num_words={self.num_words}, oov_token={self.oov_token!r}, "
             f"char_level={self.char_level})")
 
 # %% ../nbs/01_word_tokenizer.ipynb #8c37880c
-def _check_texts(texts, name="texts") -> list[str]:
+def _check_texts(texts, name="texts") -> list[str | list[str]]:
+    "`texts` as a list, each a str or a list of str (a text already split into tokens, which Keras accepts too)."
     if isinstance(texts, str): raise TypeError(f"{name} must be a list of str, got one str (wrap it in a list)")
     if not isinstance(texts, Iterable): raise TypeError(f"{name} must be a list of str, got {type(texts).__name__}")
     texts = list(texts)
     for i, t in enumerate(texts):
-        if not isinstance(t, str): raise TypeError(f"{name}[{i}] must be a str, got {type(t).__name__}")
+        if not (isinstance(t, str) or (isinstance(t, (list, tuple)) and all(isinstance(w, str) for w in t))):
+            raise TypeError(f"{name}[{i}] must be a str or a list of str tokens, got {type(t).__name__}")
     return texts
 
 # %% ../nbs/01_word_tokenizer.ipynb #f769c3a0
 @patch
 def fit_on_texts(self: WordTokenizer,
-                  texts: Iterable[str],  # the texts; counts add up over calls
+                  texts: Iterable[str | list[str]],  # the texts (or texts split into tokens); counts add up over calls
                   progress=None,  # called as `progress(texts_done, texts_total)` now and then
                  ) -> WordTokenizer:
     "Count the tokens of `texts` and rebuild `word_index`; returns the tokenizer."
@@ -135,7 +144,7 @@ def _ids(self: WordTokenizer, text: str, where: str) -> list[int]:
 # %% ../nbs/01_word_tokenizer.ipynb #73c6767f
 @patch
 def texts_to_sequences(self: WordTokenizer,
-                        texts: Iterable[str],  # the texts
+                        texts: Iterable[str | list[str]],  # the texts (or texts split into tokens)
                        ) -> list[list[int]]:
     "Ids of the tokens of each text; unknown tokens get the OOV id, or raise `UnknownWordError` without an OOV token."
     return [self._ids(text, f"texts[{n}]") for n, text in enumerate(_check_texts(texts))]
@@ -148,9 +157,9 @@ def _text_of(self: WordTokenizer, seq: Iterable[int], where: str) -> str:
     for i in (seq.tolist() if hasattr(seq, "tolist") else seq):
         i = _as_int(i, where)
         if i == 0: continue
-        if i not in self.index_word:
+        if i not in self._id_token:
             raise IndexError(f"{where} holds id {i}, outside [0, {self.vocab_size}) for this vocabulary")
-        words.append(self.index_word[i])
+        words.append(self._id_token[i])
     return ("" if self.char_level else self.split).join(words)
 
 # %% ../nbs/01_word_tokenizer.ipynb #8dc31911
@@ -166,10 +175,23 @@ def sequences_to_texts(self: WordTokenizer,
 @patch
 def encode(self: WordTokenizer,
            text: str,  # the text
+           allowed_special="none",  # special tokens to encode as such: "all", "none" or a collection
+           disallowed_special="all",  # special tokens whose text raises `DisallowedSpecialToken` ("all": those not allowed)
           ) -> Encoding:
     "The `Encoding` of `text`: ids as `texts_to_sequences` gives them, tokens, and each word's `(start, end)` in `text`."
     if not isinstance(text, str): raise TypeError(f"text must be a str, got {type(text).__name__}")
-    return Encoding.lazy(self._ids(text, "text"), self, text)
+    segs = self._split_added(text, allowed_special, disallowed_special) if self._added else None
+    if segs is None: return Encoding.lazy(self._ids(text, "text"), self, text)
+    return Encoding.lazy(self._segment_ids(text, segs, self._plain_ids), self, (text, segs))
+
+# %% ../nbs/01_word_tokenizer.ipynb #b09a603a
+@patch
+def _plain_ids(self: WordTokenizer, text: str) -> list[int]: return self._ids(text, "text")
+
+# %% ../nbs/01_word_tokenizer.ipynb #2096f0f2
+@patch
+def _check_added(self: WordTokenizer, token: AddedToken):
+    if token.normalized: raise ValueError(f"the word tokenizer finds added tokens in the raw text only; {token.content!r} has normalized=True")
 
 # %% ../nbs/01_word_tokenizer.ipynb #d7b0b571
 @patch
@@ -182,8 +204,21 @@ def decode(self: WordTokenizer,
 
 # %% ../nbs/01_word_tokenizer.ipynb #wt000008
 @patch
-def _offsets(self: WordTokenizer, text: str) -> list[tuple[int, int]]:
-    "`(start, end)` in `text` of each token of `encode(text)`."
+def _offsets(self: WordTokenizer, inputs) -> list[tuple[int, int]]:
+    "`(start, end)` in the text of each token of `encode`: `inputs` is the text, or the text and its added-token segments."
+    return self._plain_offsets(inputs) if isinstance(inputs, str) else self._segment_offsets(*inputs, self._plain_offsets)
+
+# %% ../nbs/01_word_tokenizer.ipynb #0fc642fe
+@patch
+def _tokens_of(self: WordTokenizer, ids, inputs=None) -> list[str]:
+    "The token of each id (for an added token, the text it matched)."
+    if isinstance(inputs, tuple): return self._segment_tokens(*inputs, self._plain_ids)
+    return list(map(self._id_token.__getitem__, ids))
+
+# %% ../nbs/01_word_tokenizer.ipynb #48dedc5a
+@patch
+def _plain_offsets(self: WordTokenizer, text: str) -> list[tuple[int, int]]:
+    "`(start, end)` in `text` of each token of `text` (no added tokens in it)."
     low = text.lower() if self.lower else text  # one call, so Greek final sigma is lowered as `_tokens` lowers it
     origin = [i for i, c in enumerate(text) for _ in range(len(c.lower()) if self.lower else 1)]
     if self.char_level: return [(origin[j], origin[j] + 1) for j, ch in enumerate(low) if ch not in self.filters]
@@ -243,9 +278,29 @@ def _rows(sequences, number: tuple, what: str) -> list[list]:
             raise TypeError(f"sequences[{n}] must be a sequence of numbers, got {type(seq).__name__}")
         seq = list(seq)
         for x in seq:
-            if isinstance(x, bool) or not isinstance(x, number): raise TypeError(f"sequences[{n}] must hold {what}, got {x!r}")
+            if (isinstance(x, bool) and object not in number) or not isinstance(x, number):
+                raise TypeError(f"sequences[{n}] must hold {what}, got {x!r}")
         rows.append(seq)
     return rows
+
+# %% ../nbs/01_word_tokenizer.ipynb #03d9cf0d
+_ELEMENT_NAMES = {"ints": "an int", "numbers": "a number", "str": "a str", "objects": "an object"}
+
+def _element_types(np_dtype, return_tensors: str) -> tuple[tuple, str]:
+    "The types a row's elements may have for `np_dtype`, and their name for messages."
+    import numpy as np
+    if np_dtype.kind in "OUS":
+        if return_tensors != "np": raise ValueError(f"dtype {np_dtype} holds strings, which a torch tensor cannot: pass return_tensors='np'")
+        return ((str,), "str") if np_dtype.kind in "US" else ((object,), "objects")
+    if np.issubdtype(np_dtype, np.integer): return (int, np.integer), "ints"
+    return (int, float, np.integer, np.floating), "numbers"  # no silent float -> int rounding
+
+# %% ../nbs/01_word_tokenizer.ipynb #e5a224ca
+def _sized(np_dtype, value, rows: list[list]):
+    "`np_dtype`, with the longest string's length when it is a string dtype without one."
+    import numpy as np
+    if np_dtype.kind not in "US" or np_dtype.itemsize: return np_dtype
+    return np.dtype((np_dtype.type, max([len(value), *(len(x) for row in rows for x in row)])))
 
 # %% ../nbs/01_word_tokenizer.ipynb #74cb9309
 def pad_sequences(
@@ -253,8 +308,8 @@ def pad_sequences(
     maxlen: int | None = None,  # length of every row; `None`: the longest sequence
     padding: str = "pre",  # `'pre'` or `'post'`: where padding goes
     truncating: str = "pre",  # `'pre'` or `'post'`: where tokens are dropped from a too-long sequence
-    value: int | float = 0,  # the padding value
-    dtype=None,  # torch or numpy dtype (default int64)
+    value: int | float | str = 0,  # the padding value
+    dtype=None,  # torch or numpy dtype (default int64); `object` or a NumPy string dtype for words
     return_tensors: str = "pt",  # `'pt'` for a torch tensor, `'np'` for a numpy array
 ):
     "A `[batch, maxlen]` tensor (or array) of the sequences, padded and truncated."
@@ -263,13 +318,12 @@ def pad_sequences(
     check_choice("return_tensors", return_tensors, ("pt", "np"))
     if maxlen is not None: check_positive_int("maxlen", maxlen)
     np_dtype = torch.empty(0, dtype=dtype).numpy().dtype if isinstance(dtype, torch.dtype) else np.dtype(dtype or np.int64)
-    integral = np.issubdtype(np_dtype, np.integer)
-    number = (int, np.integer) if integral else (int, float, np.integer, np.floating)  # no silent float -> int rounding
-    if isinstance(value, bool) or not isinstance(value, number):
-        raise TypeError(f"value must be {'an int' if integral else 'a number'} for dtype {np_dtype}, got {value!r}")
-    rows = _rows(sequences, number, f"{'ints' if integral else 'numbers'} for dtype {np_dtype}")
+    number, what = _element_types(np_dtype, return_tensors)
+    if (isinstance(value, bool) and object not in number) or not isinstance(value, number):
+        raise TypeError(f"value must be {_ELEMENT_NAMES[what]} for dtype {np_dtype}, got {value!r}")
+    rows = _rows(sequences, number, f"{what} for dtype {np_dtype}")
     width = maxlen if maxlen is not None else max(map(len, rows), default=0)
-    out = np.full((len(rows), width), value, dtype=np_dtype)
+    out = np.full((len(rows), width), value, dtype=_sized(np_dtype, value, rows))
     for r, seq in enumerate(rows):
         seq = seq[-width:] if truncating == "pre" else seq[:width]
         if not seq: continue
@@ -289,7 +343,8 @@ def to_json_dict(self: WordTokenizer) -> dict:
                        "lower": self.lower, "split": self.split, "char_level": self.char_level, "pad_token": self.pad_token},
             "document_count": self.document_count,
             "word_counts": list(self.word_counts.items()),
-            "word_index": self.word_index if fixed else None}
+            "word_index": self.word_index if fixed else None,
+            "added_tokens": [added_token_json(a.token, a.id) for a in self._added.values()]}
 
 # %% ../nbs/01_word_tokenizer.ipynb #wt000016
 @patch(cls_method=True)
@@ -304,11 +359,24 @@ def from_json_dict(cls: WordTokenizer,
     try:
         cfg = d["config"]
         if d.get("word_index"):  # a fixed vocabulary (`from_vocab`), which has no num_words
-            return cls.from_vocab({w: int(i) for w, i in d["word_index"].items()}, **{k: v for k, v in cfg.items() if k != "num_words"})
+            fixed = cls.from_vocab({w: int(i) for w, i in d["word_index"].items()}, **{k: v for k, v in cfg.items() if k != "num_words"})
+            return fixed._with_added(d.get("added_tokens") or [], where)
         self = cls(**cfg)
         self.word_counts = {w: int(c) for w, c in d["word_counts"]}
         self.document_count = int(d.get("document_count", 0))
     except (KeyError, TypeError, ValueError) as e:
         raise ValueError(f"{where} is a damaged WordTokenizer file: {type(e).__name__}: {e}") from None
     self._build_index()
+    return self._with_added(d.get("added_tokens") or [], where)
+
+# %% ../nbs/01_word_tokenizer.ipynb #1beae79d
+@patch
+def _with_added(self: WordTokenizer, entries: list, where: str) -> WordTokenizer:
+    "`self` with the saved `added_tokens` entries added again, each checked to get its saved id back."
+    for k, entry in enumerate(entries):
+        token, saved = parse_added_token(entry, f"{where}: added_tokens[{k}]")
+        self._check_added(token)
+        got = self._vocab.get(token.content, self._next_id())
+        if got != saved: raise ValueError(f"{where}: added token {token.content!r} is saved with id {saved}, but its id here is {got}")
+        self._register_added(token, got, token.content in self._vocab)
     return self
