@@ -340,15 +340,19 @@ def from_pretrained(cls: SentimentClassifier,
 
 # %% ../nbs/41_encoder.ipynb #428a19fc
 def encode_texts(
-    tokenizer,  # a tokenizer whose `encode(text).ids` holds the model's ids (WordPiece adds `[CLS]`/`[SEP]`)
-    texts: list[str],  # the sentences
-    max_seq_len: int = 128,  # longest id sequence kept (the last id is kept when cutting)
+    tokenizer,  # a `Tokenizer` holding `[CLS]` and `[SEP]` (WordPiece adds them to every text; others get them here)
+    texts: list[str],  # the sentences, read as ordinary text
+    max_seq_len: int = 128,  # longest id sequence kept (the final `[SEP]` is kept when cutting)
 ) -> list[list[int]]:
-    "Ids of every text, cut to `max_seq_len`."
+    "`[CLS] ids [SEP]` of every text, cut to `max_seq_len`."
     if check_positive_int("max_seq_len", max_seq_len) < 2: raise ValueError(f"max_seq_len must be >= 2 ([CLS] and [SEP]), got {max_seq_len}")
+    cls, sep = tokenizer.token_to_id("[CLS]"), tokenizer.token_to_id("[SEP]")
+    if cls is None or sep is None: raise ValueError("the tokenizer has no [CLS] or [SEP] token: add them with tokenizer.add_special_tokens")
+    wrap = tokenizer.encode_ordinary("").ids != [cls, sep]  # the tokenizer does not add them itself
     out = []
     for t in texts:
-        ids = tokenizer.encode(t).ids
+        ids = tokenizer.encode_ordinary(t).ids
+        if wrap: ids = [cls, *ids, sep]
         out.append(ids if len(ids) <= max_seq_len else ids[: max_seq_len - 1] + ids[-1:])
     return out
 

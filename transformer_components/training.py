@@ -610,19 +610,23 @@ def _pretrained_tokenizer(folder: Path) -> str:
 
 # %% ../nbs/42_training.ipynb #52e1c7bd
 def _make_tokenizer(a, texts: list[str]) -> tuple[Tokenizer, dict]:
-    "The run's tokenizer, in memory (loaded, the `--init-from` model's, or trained on `texts`), and how it was made."
+    "The run's tokenizer, in memory (loaded, the `--init-from` model's, or trained on `texts`), with `[PAD]`/`[CLS]`/`[SEP]`."
     given = a.tokenizer or (_pretrained_tokenizer(Path(a.init_from)) if a.init_from else None)
     if given:
         with warnings.catch_warnings(record=True) as caught:  # e.g. hub settings the tokenizer ignores
             warnings.simplefilter("always")
-            tok = load_tokenizer(given)
+            tok = load_tokenizer(given, a.merges)
         for w in caught: print(f"tc-train: note: {w.message}", file=sys.stderr)
     else:
         print(f"training a WordPiece tokenizer ({a.vocab_size} tokens) on {len(texts)} sentences", file=sys.stderr)
         tok = WordPiece.train(texts, a.vocab_size, criterion="frequency")
     missing = [s for s in ("[PAD]", "[CLS]", "[SEP]") if tok.token_to_id(s) is None]
-    if missing: raise ValueError(f"{given or 'the trained tokenizer'} has no {', '.join(missing)} token (the classifier pads with [PAD] and reads [CLS] ... [SEP])")
-    return tok, {"source": str(given) if given else "trained", "vocab_size": tok.vocab_size}
+    if missing and a.init_from: raise ValueError(f"{given} has no {', '.join(missing)} token, and --init-from's table cannot grow")
+    if missing:  # GPT-2's tokenizer has neither: new ids at the end, and the model's token table is made that much larger
+        ids = tok.add_special_tokens(missing)
+        print(f"tc-train: note: {given} has no {', '.join(missing)}: added as ids {', '.join(map(str, ids))} "
+              f"({tok.vocab_size} tokens in all)", file=sys.stderr)
+    return tok, {"source": str(given) if given else "trained", "vocab_size": tok.vocab_size, "added": missing}
 
 # %% ../nbs/42_training.ipynb #cli103
 def class_names(
@@ -668,6 +672,7 @@ def _train_parser():
     p.add_argument("--out", required=True, metavar="DIR", help="the run folder: run.json, tokenizer.json, last.pt, models/, best.json")
     p.add_argument("--valid", metavar="PATH", help="validation file (default: 5%% of the training file held out)")
     p.add_argument("--tokenizer", metavar="PATH", help="a tokenizer file (tokenizer.json, BERT vocab.txt, ...) with [PAD], [CLS] and [SEP] tokens, instead of training one")
+    p.add_argument("--merges", metavar="PATH", help="GPT-2 merges.txt, with a GPT-2 vocab.json as --tokenizer")
     p.add_argument("--vocab-size", type=positive_int, default=8000, help="size of the WordPiece vocabulary to train")
     p.add_argument("--epochs", type=positive_int, default=3, help="passes over the training data")
     p.add_argument("--batch-size", type=positive_int, default=32, help="examples per step and process")
