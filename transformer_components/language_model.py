@@ -110,14 +110,8 @@ def fit_lm(
     if not isinstance(blocks, torch.Tensor) or blocks.dim() != 2 or blocks.shape[1] < 2:
         raise ValueError(f"blocks must be a [n, block_len + 1] tensor of ids, got {tuple(blocks.shape) if isinstance(blocks, torch.Tensor) else type(blocks).__name__}")
     check_token_ids("blocks", blocks, model.config.vocab_size)
-    if resume and run is None: raise ValueError("resume=True needs the run folder that holds last.pt")
     t = LMTrainer(model, (blocks, None), None, cfg or TrainConfig(), run, show_progress, log)
-    if resume and run.last.is_file(): t.restore()
-    elif resume: t.log(f"{run.last} does not exist yet (the run was stopped before its first save): starting from the first step")
-    while t.state.epoch < t.cfg.epochs:
-        limit = t.train_epoch()
-        t.end_epoch()
-        if limit: break
+    t.train_all(resume)
     return t.state.history
 
 # %% ../nbs/44_language_model.ipynb #3d976a3e

@@ -492,6 +492,20 @@ def restore(self: Trainer):
     s = self.state
     self.log(f"resuming from {self.run.last}: epoch {s.epoch + 1}, step {s.step} (global step {s.global_step})")
 
+# %% ../nbs/42_training.ipynb #trn008
+@patch
+def train_all(self: Trainer,
+              resume: bool = False,  # continue from the run folder's `last.pt` (from the start when there is none yet)
+             ):
+    "Train epoch after epoch until `epochs` are done or a limit stops the run."
+    if resume and self.run is None: raise ValueError("resume=True needs the run folder that holds last.pt")
+    if resume and self.run.last.is_file(): self.restore()
+    elif resume: self.log(f"{self.run.last} does not exist yet (the run was stopped before its first save): starting the run from its first step")
+    while self.state.epoch < self.cfg.epochs:
+        limit = self.train_epoch()
+        self.end_epoch()
+        if limit: break
+
 # %% ../nbs/42_training.ipynb #d555eac1
 def fit(
     model: SentimentClassifier,  # the model, already on its device
@@ -505,12 +519,7 @@ def fit(
 ) -> dict:
     "Train `model`; returns the history `{'epochs': [per-epoch metrics], 'curve': [[step, loss, accuracy], ...]}`."
     t = Trainer(model, train, valid, cfg or TrainConfig(), run, show_progress, log)
-    if resume and run.last.is_file(): t.restore()
-    elif resume: t.log(f"{run.last} does not exist yet (the run was stopped before its first save): starting the run from its first step")
-    while t.state.epoch < t.cfg.epochs:
-        limit = t.train_epoch()
-        t.end_epoch()
-        if limit: break
+    t.train_all(resume)
     if t.rank == 0 and run is not None and valid is None: run.save_best(model, t.state.global_step, {})  # nothing to choose from
     return t.state.history
 
