@@ -35,9 +35,9 @@ from .wordpiece import WordPiece
 
 # %% auto #0
 __all__ = ['STATE_FORMAT', 'RUN_FORMAT', 'RESUME_KEYS', 'RESUMABLE', 'make_batches', 'shard_batches', 'warmup_linear',
-           'CheckpointError', 'state_digest', 'save_state', 'load_state', 'weights_digest', 'RunFolder', 'TrainConfig',
-           'train_record', 'evaluate', 'LoopState', 'adamw', 'Trainer', 'fit', 'plot_history', 'plot_confusion',
-           'class_names', 'tc_train', 'confusion_table', 'tc_eval', 'tc_predict']
+           'time_decay', 'CheckpointError', 'state_digest', 'save_state', 'load_state', 'weights_digest', 'RunFolder',
+           'TrainConfig', 'train_record', 'evaluate', 'LoopState', 'adamw', 'Trainer', 'fit', 'plot_history',
+           'plot_confusion', 'class_names', 'tc_train', 'confusion_table', 'tc_eval', 'tc_predict']
 
 # %% ../nbs/42_training.ipynb #e0434ad1
 def make_batches(
@@ -86,6 +86,14 @@ def warmup_linear(
         if step < w: return (step + 1) / w
         return max(0.0, (total_steps - step) / max(1, total_steps - w))
     return factor
+
+# %% ../nbs/42_training.ipynb #sch102
+def time_decay(
+    used: float,  # share of the time budget used so far (>= 0)
+    warmup: float = 0.1,  # share of the budget before the decay starts
+) -> float:
+    "The learning-rate factor a time budget allows: 1 until `warmup` of it is used, then linearly to 0 when all of it is."
+    return 1.0 if used <= warmup else max(0.0, (1.0 - used) / (1.0 - warmup))
 
 # %% ../nbs/42_training.ipynb #be1e5d83
 STATE_FORMAT = "transformer_components/training-state/2"  # marker every training state carries
@@ -266,7 +274,7 @@ class TrainConfig:
     bucket: bool = True  # length bucketing
     seed: int = 0  # batch order and dropout
     save_every: int = 200  # steps between `last.pt` saves (0 = only at epoch ends)
-    max_minutes: float | None = None  # stop (validate and save) after this long
+    max_minutes: float | None = None  # time budget of the run: the rate decays to 0 as it runs out, then the run stops (validates, saves)
     max_steps: int | None = None  # stop after this many steps of the whole run (tests, resuming demos)
     log_every: int = 10  # steps between points of the loss curve
 
@@ -352,6 +360,7 @@ class LoopState:
     global_step: int = 0  # steps done in the whole run
     sums: list = field(default_factory=lambda: [0.0, 0.0, 0])  # the epoch's summed loss, correct count, examples
     best_accuracy: float = -1.0  # the best validation accuracy so far
+    seconds: float = 0.0  # training time of the run when this state was saved (its earlier sessions, once resumed)
     history: dict = field(default_factory=lambda: {"epochs": [], "curve": []})  # per-epoch rows, `[step, loss, accuracy]` points
 
 # %% ../nbs/42_training.ipynb #opt101
@@ -385,8 +394,8 @@ class Trainer:
         self.net = model if self.world == 1 else torch.nn.parallel.DistributedDataParallel(
             model, device_ids=[self.dev] if self.dev.type == "cuda" else None)
         self.opt = adamw(model, cfg)
-        total = cfg.epochs * len(self.batches(0))
-        self.sched = torch.optim.lr_scheduler.LambdaLR(self.opt, warmup_linear(total, cfg.warmup))
+        by_step, self.time_factor = warmup_linear(cfg.epochs * len(self.batches(0)), cfg.warmup), 1.0  # `out_of_time` updates the latter
+        self.sched = torch.optim.lr_scheduler.LambdaLR(self.opt, lambda step: min(by_step(step), self.time_factor))
         self.state, self.start = LoopState(), time.monotonic()
 
 # %% ../nbs/42_training.ipynb #trn004
@@ -395,6 +404,12 @@ def batches(self: Trainer, epoch: int) -> list[list[int]]:
     "This process's batches of `epoch` (a pure function of seed and epoch)."
     c = self.cfg
     return shard_batches(make_batches(self.lengths, c.batch_size, True, c.bucket, c.seed, epoch), self.rank, self.world)
+
+# %% ../nbs/42_training.ipynb #trn009
+@patch
+def elapsed(self: Trainer) -> float:
+    "Seconds of training in this run, its sessions before a resume included."
+    return self.state.seconds + time.monotonic() - self.start
 
 # %% ../nbs/42_training.ipynb #74db3aab
 @patch
@@ -414,13 +429,14 @@ def step(self: Trainer, idx: list[int]) -> tuple[float, int]:
 # %% ../nbs/42_training.ipynb #trn005
 @patch
 def out_of_time(self: Trainer) -> bool:
-    "Whether `max_steps` or `max_minutes` says stop now (every process decides alike)."
+    "Whether `max_steps` or `max_minutes` says stop now; updates the time budget's rate factor (every process alike)."
     c, s = self.cfg, self.state
     stop = c.max_steps is not None and s.global_step >= c.max_steps
     if c.max_minutes is not None:
-        late = torch.tensor([float(time.monotonic() - self.start > 60 * c.max_minutes)])
-        if self.world > 1: dist.all_reduce(late, op=dist.ReduceOp.MAX)
-        stop = stop or bool(late.item())
+        used = torch.tensor([self.elapsed() / (60 * c.max_minutes)], dtype=torch.float64)
+        if self.world > 1: dist.all_reduce(used, op=dist.ReduceOp.MAX)
+        self.time_factor = time_decay(used.item(), c.warmup)
+        stop = stop or used.item() >= 1
     return stop
 
 # %% ../nbs/42_training.ipynb #73b3740b
@@ -448,7 +464,7 @@ def end_epoch(self: Trainer):
     s, steps = self.state, len(self.batches(self.state.epoch))
     row = {"epoch": s.epoch + 1, "step": s.step, "steps": steps, "global_step": s.global_step,
            "train_loss": s.sums[0] / max(s.sums[2], 1), "train_accuracy": s.sums[1] / max(s.sums[2], 1),
-           "seconds": time.monotonic() - self.start}
+           "seconds": self.elapsed()}
     if self.valid is not None:
         v = evaluate(self.model, *self.valid, pad_id=self.model.config.pad_id)
         row.update(valid_loss=v["loss"], valid_accuracy=v["accuracy"])
@@ -467,7 +483,7 @@ def save_state(self: Trainer):
     "Write `last.pt` (rank 0; every rank contributes its random-number state)."
     rng = _gather(_rng_state(self.dev), self.world)
     if self.rank != 0 or self.run is None: return
-    save_state(self.run.last, {"loop": dataclasses.asdict(self.state), "model": self.model.state_dict(), "optimizer": self.opt.state_dict(),
+    save_state(self.run.last, {"loop": {**dataclasses.asdict(self.state), "seconds": self.elapsed()}, "model": self.model.state_dict(), "optimizer": self.opt.state_dict(),
                                "scheduler": self.sched.state_dict(), "rng": rng, "world_size": self.world,
                                "encoder": dataclasses.asdict(self.model.config), "train_config": dataclasses.asdict(self.cfg),
                                "run_id": self.run.record["run_id"]})
@@ -487,7 +503,7 @@ def restore(self: Trainer):
     rng = st["rng"][self.rank]
     torch.set_rng_state(rng["cpu"])
     if "cuda" in rng and self.dev.type == "cuda": torch.cuda.set_rng_state(rng["cuda"], self.dev)
-    self.state = LoopState(**st["loop"])
+    self.state, self.start = LoopState(**st["loop"]), time.monotonic()
     self.state.history["epochs"] = [r for r in self.state.history["epochs"] if not r.get("partial")]
     s = self.state
     self.log(f"resuming from {self.run.last}: epoch {s.epoch + 1}, step {s.step} (global step {s.global_step})")
