@@ -710,7 +710,7 @@ def _train_parser():
     p.add_argument("--positions", choices=POSITIONS, default="learned", help="how positions enter the encoder")
     p.add_argument("--pooling", choices=POOLINGS, default="mean", help="how the sentence vector is made")
     p.add_argument("--max-seq-len", type=positive_int, default=128, help="longest input in tokens (longer ones are cut)")
-    p.add_argument("--max-minutes", type=positive_float, help="stop (validate, save) after this many minutes")
+    p.add_argument("--max-minutes", type=positive_float, help="time budget: the learning rate falls to 0 as it runs out, then the run stops (validates, saves)")
     p.add_argument("--max-steps", type=positive_int, help="stop after this many steps")
     p.add_argument("--save-every", type=nonnegative_int, default=200, help="steps between resumable states (0: epoch ends only)")
     p.add_argument("--seed", type=nonnegative_int, default=0, help="random seed (weights, batch order, dropout)")
