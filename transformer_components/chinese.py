@@ -14,6 +14,7 @@ import os
 import re
 import sys
 from collections import Counter
+from itertools import repeat
 from pathlib import Path
 from typing import Iterable, NamedTuple
 
@@ -119,25 +120,30 @@ _T2S_PAIRS = (
 _T2S = str.maketrans(_T2S_PAIRS[0::2], _T2S_PAIRS[1::2])
 
 # %% ../nbs/02_chinese.ipynb #5a857e2a
+# the characters the table changes; every character beyond U+FFFF goes to the table too, since a regex class that
+# lists such characters one by one is scanned a hundred times more slowly
+_TRAD_RUN = re.compile("[" + "".join(sorted(c for c in _T2S_PAIRS[0::2] if c <= "\uffff")) + "\U00010000-\U0010ffff]+")
+
 def to_simplified(
     text: str,  # any text
 ) -> str:
     "`text` with traditional characters replaced by their simplified forms (OpenCC's map), character for character (same length)."
     if not isinstance(text, str): raise TypeError(f"text must be a str, got {type(text).__name__}")
-    return text.translate(_T2S)
+    return text.translate(_T2S) if _TRAD_RUN.search(text) else text  # the search (C speed) spares simplified text the table
 
 # %% ../nbs/02_chinese.ipynb #6282de8f
+def _dictionary_text(path: Path) -> str:
+    "The text of a dictionary file (a byte-order mark dropped); a missing or non-UTF-8 file is an error that says so."
+    if not path.is_file(): raise FileNotFoundError(f"dictionary file not found: {path}")
+    try: return path.read_bytes().decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        raise ValueError(f"{path} is not UTF-8 ({e.reason} at byte {e.start}); convert it, e.g. with iconv") from None
+
 def read_word_list(
     path: str | Path,  # UTF-8 file: `word freq [tag]` lines (jieba) or one word a line
 ) -> list[tuple[str, float]]:
     "The `(word, frequency)` entries of a dictionary file, in file order; a missing frequency counts as 1."
-    path = Path(path)
-    if not path.is_file(): raise FileNotFoundError(f"dictionary file not found: {path}")
-    try: text = path.read_bytes().decode("utf-8-sig")
-    except UnicodeDecodeError as e:
-        raise ValueError(f"{path} is not UTF-8 ({e.reason} at byte {e.start}); convert it, e.g. with iconv") from None
-    lines = ((n, line.strip(" \t\r")) for n, line in enumerate(text.split("\n"), 1))  # not splitlines(): U+2028...
-    return [_entry(line, path, n) for n, line in lines if line and not line.isspace()]
+    return list(zip(*_word_columns(Path(path))))
 
 # %% ../nbs/02_chinese.ipynb #db03f470
 _FIELD_SEP = re.compile("[ \t]+")
@@ -156,6 +162,34 @@ def _entry(line: str, path: Path, n: int) -> tuple[str, float]:
     if not (freq > 0 and math.isfinite(freq)):
         raise ValueError(f"{path}:{n}: frequency must be a positive number, got {parts[1]!r}")
     return parts[0], freq
+
+def _line_columns(text: str, path: Path) -> tuple[list[str], list[float]]:
+    "Words and frequencies of a dictionary text, line by line (any layout `read_word_list` accepts; errors name the line)."
+    lines = ((n, line.strip(" \t\r")) for n, line in enumerate(text.split("\n"), 1))  # not splitlines(): U+2028...
+    rows = [_entry(line, path, n) for n, line in lines if line and not line.isspace()]
+    return [w for w, _ in rows], [f for _, f in rows]
+
+# %% ../nbs/02_chinese.ipynb #a1f3c7e2
+_UNTIDY = ("\t", "  ", "\r", "\n ", " \n", "\n\n")  # what only the line-by-line reader deals with
+
+def _tidy_columns(text: str) -> tuple[list[str], list[float]] | None:
+    "Words and frequencies of a tidy dictionary text, read in bulk; `None` unless every line is `word`, `word freq` or `word freq tag` alike, with single spaces and positive frequencies."
+    body = text[:-1] if text.endswith("\n") else text
+    if not body or body[0] in " \n" or body[-1] in " \n" or any(u in body for u in _UNTIDY): return None
+    lines = body.split("\n")
+    spaces = set(map(str.count, lines, repeat(" ")))
+    if len(spaces) != 1 or (k := spaces.pop() + 1) > 3: return None
+    flat = body.replace("\n", " ").split(" ") if k > 1 else lines
+    words = flat[::k]
+    if any(map(str.isspace, words)): return None  # a blank line of other whitespace (U+3000) is skipped, line by line
+    try: freqs = list(map(float, flat[1::k])) if k > 1 else [1.0] * len(words)
+    except ValueError: return None
+    return (words, freqs) if min(freqs) > 0 and math.isfinite(math.fsum(freqs)) else None
+
+def _word_columns(path: Path) -> tuple[list[str], list[float]]:
+    "The words and frequencies of a dictionary file, as two lists (see `read_word_list`)."
+    text = _dictionary_text(path)
+    return _tidy_columns(text) or _line_columns(text, path)
 
 # %% ../nbs/02_chinese.ipynb #499ffc3a
 UNKNOWN_RATE = 0.02  # share of running words a dictionary lacks, when nothing better is known (PKU's list: 5.8%)
@@ -197,7 +231,7 @@ def unknown_word_model(
                         tuple(math.log((by_length[n] or 1e-9) / len(han)) for n in (2, 3, 4)))
 
 # %% ../nbs/02_chinese.ipynb #82f87028
-_CACHE_VERSION = 4  # bump when the compiled form changes
+_CACHE_VERSION = 5  # bump when the compiled form changes
 
 def default_cache_dir() -> Path:
     "Where compiled dictionaries are cached: `$TC_CACHE_DIR`, else `$XDG_CACHE_HOME/transformer_components`, else `~/.cache/transformer_components`."
@@ -226,26 +260,58 @@ class WordDictionary:
                  entries: Iterable[tuple[str, float]] = (),  # `(word, frequency)` pairs, e.g. from `read_word_list`
                  unknown_rate: float | None = UNKNOWN_RATE,  # λ of the unknown-word model learned from these words; `None`: no model
                 ):
-        self.logfreq: dict[str, float | None] = {}
-        self.total = 0.0
-        given = set()  # the frequencies the entries state: one value (a plain word list) says nothing
-        for w, f in entries: self._add(w.translate(_T2S), f); given.add(f)
-        self.has_frequencies = len(given) > 1
-        words = [k for k, v in self.logfreq.items() if v is not None]
-        self.translit = _translit_chars(k for k in words if "·" in k)
-        self.unknown = None if unknown_rate is None else unknown_word_model(words, unknown_rate)
-        self.mixed = {w for w in _HAS_JOINER.findall("\n".join(words)) if _is_mixed(w)}
+        pairs = list(entries)
+        self._compile([w for w, _ in pairs], [f for _, f in pairs], unknown_rate)
+
+    def _compile(self, words: list[str], freqs: list[float], unknown_rate: float | None):
+        "Fill the dictionary from parallel lists of words and frequencies (the bulk work of `__init__`)."
+        keys = _simplified_all(words)
+        lf = _summed(keys, freqs)  # repeated entries add up
+        self.total = float(sum(freqs))
+        self.has_frequencies = len(set(freqs)) > 1  # one value for every entry (a plain word list) says nothing
+        joined = "\n".join(lf)
+        self.translit = _translit_chars(_DOTTED.findall(joined))
+        self.unknown = None if unknown_rate is None else unknown_word_model(lf, unknown_rate)
+        self.mixed = {w for w in _HAS_JOINER.findall(joined) if _is_mixed(w)}
+        self.logfreq: dict[str, float | None] = _with_prefixes(lf)
 
     def _add(self, key: str, freq: float):
-        "Add `freq` to the word `key` (simplified) and make its prefixes keys."
+        "Add `freq` to the word `key` (simplified) and make its prefixes of two or more characters keys."
         lf = self.logfreq
         old = lf.get(key)
         if old is not None: old = math.exp(old); self.total -= old; freq += old  # repeated entries add up
         lf[key] = math.log(freq); self.total += freq
-        for k in range(len(key) - 1, 0, -1):  # every key's prefixes are keys too, so stop at the first one present
+        for k in range(len(key) - 1, 1, -1):  # the prefixes of a key are keys too, so stop at the first one present
             p = key[:k]
             if p in lf: break
             lf[p] = None
+
+# %% ../nbs/02_chinese.ipynb #c4e8a1d6
+_DOTTED = re.compile("^.*·.*$", re.M)  # in words joined by newlines: those holding the name separator
+
+def _simplified_all(words: list[str]) -> list[str]:
+    "`to_simplified` of each word, in bulk: only the traditional stretches are looked up in the table."
+    joined = "\n".join(words)
+    if not _TRAD_RUN.search(joined): return list(words)
+    out = _TRAD_RUN.sub(lambda m: m.group().translate(_T2S), joined).split("\n")
+    return out if len(out) == len(words) else [w.translate(_T2S) for w in words]  # a word holding `\n` (not from a file)
+
+def _summed(keys: list[str], freqs: list[float]) -> dict[str, float]:
+    "Each key of `keys` with the log of its frequencies summed (a key can repeat: 著 and 着 both give 着)."
+    lf = dict(zip(keys, map(math.log, freqs)))
+    if len(lf) == len(keys): return lf
+    sums = dict.fromkeys((k for k, n in Counter(keys).items() if n > 1), 0.0)
+    for k, f in zip(keys, freqs):
+        if k in sums: sums[k] += f
+    lf.update((k, math.log(f)) for k, f in sums.items())
+    return lf
+
+def _with_prefixes(lf: dict[str, float | None]) -> dict[str, float | None]:
+    "`lf` with every prefix of two or more characters of its words added as a key mapping to `None`."
+    prefixes = {w[:k] for w in lf if len(w) > 2 for k in range(2, len(w))}
+    prefixes.difference_update(lf)
+    lf.update(dict.fromkeys(prefixes))
+    return lf
 
 # %% ../nbs/02_chinese.ipynb #d7d9613e
 @patch
@@ -310,9 +376,11 @@ def _cached(path: Path, cache_dir: str | Path | None, kind: str, build) -> WordD
 # %% ../nbs/02_chinese.ipynb #5f6ef04c
 def _read_dictionary(path: Path) -> WordDictionary:
     "The `WordDictionary` of a dictionary file; one without words is an error."
-    entries = read_word_list(path)
-    if not entries: raise ValueError(f"{path}: no words in the dictionary file (expected one word a line, or `word freq [tag]`)")
-    return WordDictionary(entries)
+    words, freqs = _word_columns(path)
+    if not words: raise ValueError(f"{path}: no words in the dictionary file (expected one word a line, or `word freq [tag]`)")
+    d = WordDictionary.__new__(WordDictionary)
+    d._compile(words, freqs, UNKNOWN_RATE)
+    return d
 
 # %% ../nbs/02_chinese.ipynb #419d87f6
 @patch(cls_method=True)
