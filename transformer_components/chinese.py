@@ -5,6 +5,7 @@
 # %% ../nbs/02_chinese.ipynb #7c7fa9bf
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib.util
 import json
@@ -15,6 +16,7 @@ import re
 import sys
 from collections import Counter
 from itertools import repeat
+from operator import itemgetter
 from pathlib import Path
 from typing import Iterable, NamedTuple
 
@@ -207,6 +209,7 @@ class UnknownWords(NamedTuple):
 _HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f〇○"
 _HAN_CHAR = re.compile(f"[{_HAN}]")
 _HAN_WORD = re.compile(f"[{_HAN}]+")
+_HAN_WORD2 = re.compile(f"[{_HAN}]{{2,}}")  # two or more
 
 def _is_han(ch: str) -> bool:
     "Whether `ch` is a Han (Chinese) character."
@@ -220,9 +223,10 @@ def unknown_word_model(
 ) -> UnknownWords | None:
     "Character position (B/M/E) and length probabilities of the Han words of 2+ characters in `words`; `None` if there are none."
     if not 0 < rate < 1: raise ValueError(f"rate must be between 0 and 1, got {rate!r}")
-    han = [w for w in words if len(w) > 1 and _HAN_WORD.fullmatch(w)]
+    han = list(filter(_HAN_WORD2.fullmatch, words))  # `filter` and `map` with C functions: jieba's 349,046 words
     if not han: return None
-    pos = Counter(w[0] for w in han), Counter(c for w in han for c in w[1:-1]), Counter(w[-1] for w in han)
+    pos = (Counter(map(itemgetter(0), han)), Counter("".join(map(itemgetter(slice(1, -1)), han))),
+           Counter(map(itemgetter(-1), han)))
     nchars = len(set().union(*pos)) + 1  # + 1: the characters never seen share one more slot
     denom = [sum(c.values()) + smoothing * nchars for c in pos]
     logp = [{ch: math.log((n + smoothing) / d) for ch, n in c.items()} for c, d in zip(pos, denom)]
@@ -308,7 +312,10 @@ def _summed(keys: list[str], freqs: list[float]) -> dict[str, float]:
 
 def _with_prefixes(lf: dict[str, float | None]) -> dict[str, float | None]:
     "`lf` with every prefix of two or more characters of its words added as a key mapping to `None`."
-    prefixes = {w[:k] for w in lf if len(w) > 2 for k in range(2, len(w))}
+    longer, k, prefixes = [w for w in lf if len(w) > 2], 2, set()
+    while longer:  # the words longer than k give their prefixes of k characters
+        prefixes.update(map(itemgetter(slice(0, k)), longer))
+        k += 1; longer = [w for w in longer if len(w) > k]
     prefixes.difference_update(lf)
     lf.update(dict.fromkeys(prefixes))
     return lf
@@ -510,10 +517,15 @@ def _best_path(self: Segmenter, s: str) -> list[int]:
     return out
 
 # %% ../nbs/02_chinese.ipynb #cad415e2
+@functools.lru_cache(maxsize=8)
+def _adjacent(chars: frozenset) -> re.Pattern:
+    "A pattern for two characters of `chars` in a row."
+    return re.compile(f"[{re.escape(''.join(sorted(chars)))}]{{2}}")
+
 @patch
 def _join_names(self: Segmenter, words: list[str], keys: list[str]) -> list[str]:
     "Join maximal runs (>= 2) of words made of transliteration characters that are single characters or unknown words."
-    if not self._translit: return words
+    if not self._translit or not _adjacent(self._translit).search("".join(keys)): return words  # no two in a row: no name
     out, run, lf, tr = [], [], self.dictionary.logfreq, self._translit
     for w, k in zip(words, keys):
         if (len(k) == 1 or lf.get(k) is None) and all(ch in tr for ch in k): run.append(w); continue
@@ -535,11 +547,12 @@ def _cut_han(self: Segmenter, run: str) -> list[str]:
 
 # %% ../nbs/02_chinese.ipynb #d6a6541e
 _NAME_DOTS = "·•・"  # the interpunct and its look-alikes
+_NAME_DOT = re.compile(f"[{_NAME_DOTS}]")
 
 @patch
 def _join_dotted(self: Segmenter, words: list[str]) -> list[str]:
     "Join `name · name` when both sides are made of transliteration characters (阿卜杜勒·阿齐兹)."
-    if not self._translit or len(words) < 3: return words
+    if not self._translit or len(words) < 3 or not _NAME_DOT.search("".join(words)): return words
     isname = lambda w: all(ch in self._translit or ch in _NAME_DOTS for ch in to_simplified(w)) and _is_han(w[0])
     out, i = [], 0
     while i < len(words):
@@ -630,8 +643,11 @@ def add_word(self: Segmenter,
 # %% ../nbs/02_chinese.ipynb #613e846f
 @patch
 def _recount(self: Segmenter, texts: list[str], prior: dict[str, float]):
-    "One round of `adapt`: each dictionary word's frequency becomes its `prior` plus its count in `texts` as now cut."
-    d, counts = self.dictionary, Counter(to_simplified(w) for t in texts for w in self.cut(t))
+    "One round of `adapt`: each dictionary word's frequency becomes its `prior` plus its count in `texts` as now cut (Han runs by the DP)."
+    d, words = self.dictionary, []
+    atoms = Counter(a for t in texts for a in _atoms(to_simplified(t)))  # an atom the input repeats is cut once
+    for (kind, p), k in atoms.items(): words.extend((self._cut_han(p) if kind == "han" else [p]) * k)
+    counts = Counter(words)  # punctuation counts too: it is running text, and the total weighs unknown words against known
     for k, f in prior.items(): d.logfreq[k] = math.log(f + counts.get(k, 0))
     d.total = sum(prior.values()) + sum(c for k, c in counts.items() if k in prior)
 
