@@ -15,7 +15,7 @@ import os
 import re
 import sys
 from collections import Counter
-from itertools import repeat
+from itertools import compress
 from operator import itemgetter
 from pathlib import Path
 from typing import Iterable, NamedTuple
@@ -178,13 +178,15 @@ def _tidy_columns(text: str) -> tuple[list[str], list[float]] | None:
     "Words and frequencies of a tidy dictionary text, read in bulk; `None` unless every line is `word`, `word freq` or `word freq tag` alike, with single spaces and positive frequencies."
     body = text[:-1] if text.endswith("\n") else text
     if not body or body[0] in " \n" or body[-1] in " \n" or any(u in body for u in _UNTIDY): return None
-    lines = body.split("\n")
-    spaces = set(map(str.count, lines, repeat(" ")))
-    if len(spaces) != 1 or (k := spaces.pop() + 1) > 3: return None
-    flat = body.replace("\n", " ").split(" ") if k > 1 else lines
-    words = flat[::k]
+    nlines, spaces = body.count("\n") + 1, body.count(" ")
+    if spaces % nlines or (k := spaces // nlines + 1) > 3: return None  # k fields a line, if the lines are alike
+    if k == 1: words, freqs = body.split("\n"), []
+    else:
+        flat = body.replace("\n", " \n ").split(" ")  # each line's fields, then a "\n" field between lines
+        if flat[k::k + 1].count("\n") != nlines - 1: return None  # the "\n"s are not all k apart: the lines differ
+        words, freqs = flat[::k + 1], flat[1::k + 1]
     if any(map(str.isspace, words)): return None  # a blank line of other whitespace (U+3000) is skipped, line by line
-    try: freqs = list(map(float, flat[1::k])) if k > 1 else [1.0] * len(words)
+    try: freqs = list(map(float, freqs)) if k > 1 else [1.0] * len(words)
     except ValueError: return None
     return (words, freqs) if min(freqs) > 0 and math.isfinite(math.fsum(freqs)) else None
 
@@ -235,7 +237,7 @@ def unknown_word_model(
                         tuple(math.log((by_length[n] or 1e-9) / len(han)) for n in (2, 3, 4)))
 
 # %% ../nbs/02_chinese.ipynb #82f87028
-_CACHE_VERSION = 5  # bump when the compiled form changes
+_CACHE_VERSION = 6  # bump when the compiled form changes
 
 def default_cache_dir() -> Path:
     "Where compiled dictionaries are cached: `$TC_CACHE_DIR`, else `$XDG_CACHE_HOME/transformer_components`, else `~/.cache/transformer_components`."
@@ -280,12 +282,12 @@ class WordDictionary:
         self.logfreq: dict[str, float | None] = _with_prefixes(lf)
 
     def _add(self, key: str, freq: float):
-        "Add `freq` to the word `key` (simplified) and make its prefixes of two or more characters keys."
+        "Add `freq` to the word `key` (simplified) and make its prefixes of three or more characters keys."
         lf = self.logfreq
         old = lf.get(key)
         if old is not None: old = math.exp(old); self.total -= old; freq += old  # repeated entries add up
         lf[key] = math.log(freq); self.total += freq
-        for k in range(len(key) - 1, 1, -1):  # the prefixes of a key are keys too, so stop at the first one present
+        for k in range(len(key) - 1, 2, -1):  # the prefixes of a key are keys too, so stop at the first one present
             p = key[:k]
             if p in lf: break
             lf[p] = None
@@ -304,15 +306,16 @@ def _summed(keys: list[str], freqs: list[float]) -> dict[str, float]:
     "Each key of `keys` with the log of its frequencies summed (a key can repeat: 著 and 着 both give 着)."
     lf = dict(zip(keys, map(math.log, freqs)))
     if len(lf) == len(keys): return lf
-    sums = dict.fromkeys((k for k, n in Counter(keys).items() if n > 1), 0.0)
-    for k, f in zip(keys, freqs):
-        if k in sums: sums[k] += f
-    lf.update((k, math.log(f)) for k, f in sums.items())
+    counts = Counter(keys)  # below, `compress` with C predicates keeps the loops out of Python
+    repeated = set(compress(counts, map((1).__lt__, counts.values())))
+    sums = dict.fromkeys(repeated, 0.0)
+    for k, f in compress(zip(keys, freqs), map(repeated.__contains__, keys)): sums[k] += f
+    lf.update(zip(sums, map(math.log, sums.values())))
     return lf
 
 def _with_prefixes(lf: dict[str, float | None]) -> dict[str, float | None]:
-    "`lf` with every prefix of two or more characters of its words added as a key mapping to `None`."
-    longer, k, prefixes = [w for w in lf if len(w) > 2], 2, set()
+    "`lf` with every prefix of three or more characters of its words added as a key mapping to `None`."
+    longer, k, prefixes = [w for w in lf if len(w) > 3], 3, set()
     while longer:  # the words longer than k give their prefixes of k characters
         prefixes.update(map(itemgetter(slice(0, k)), longer))
         k += 1; longer = [w for w in longer if len(w) > k]
@@ -427,7 +430,7 @@ _ATOMS = re.compile(
 # %% ../nbs/02_chinese.ipynb #4e8230bb
 def _atoms(text: str) -> list[tuple[str, str]]:
     "`(kind, piece)` for each atom of a whitespace-free `text`; the pieces joined give `text` back."
-    return [(m.lastgroup, text[m.start():m.end()]) for m in _ATOMS.finditer(text.translate(_T2S))]  # traditional units too
+    return [(m.lastgroup, text[m.start():m.end()]) for m in _ATOMS.finditer(to_simplified(text))]  # traditional units too
 
 # %% ../nbs/02_chinese.ipynb #36d3779f
 class Segmenter:
@@ -478,13 +481,16 @@ def _scores(self: Segmenter,
         if i in numerals:  # a number in Chinese numerals, scored as a word of frequency 1
             j = numerals[i]
             if score[j] - logtotal >= best: best, bestj = score[j] - logtotal, j
-        j, frag = i + 2, s[i:i + 2]
-        while j <= n and frag in lf:
-            v = lf[frag]
-            if v is not None:
-                sc = score[j] + v - logtotal
-                if sc >= best: best, bestj = sc, j  # `>=`: on a tie the longer word wins
-            j += 1; frag = s[i:j]
+        j = i + 2
+        while j <= n:
+            frag = s[i:j]
+            if frag in lf:
+                v = lf[frag]
+                if v is not None:
+                    sc = score[j] + v - logtotal
+                    if sc >= best: best, bestj = sc, j  # `>=`: on a tie the longer word wins
+            elif j > i + 2: break  # see `_with_prefixes`: a stretch of two is looked up whatever it is
+            j += 1
         if unk is not None:  # a word of 2-4 characters the dictionary lacks, scored by the character model
             acc = lograte + begin.get(s[i], fb)
             for j in range(i + 2, min(i + 4, n) + 1):
@@ -543,6 +549,7 @@ def _cut_han(self: Segmenter, run: str) -> list[str]:
     ends = self._best_path(s)
     starts = [0] + ends[:-1]
     words = [run[a:b] for a, b in zip(starts, ends)]
+    if not self._translit or not _adjacent(self._translit).search(s): return words  # no name here: skip the keys
     return self._join_names(words, [s[a:b] for a, b in zip(starts, ends)])
 
 # %% ../nbs/02_chinese.ipynb #d6a6541e
@@ -609,8 +616,10 @@ def _mixed_spans(self: Segmenter, chunk: str) -> list[tuple[int, int]]:
     for i in _mixed_starts(s, self._lead):
         if i < done or (i and alnum(s[i]) and alnum(s[i - 1])): continue
         best, j = 0, i + 2
-        while j <= n and s[i:j] in lf:
-            if s[i:j] in d.mixed and not (j < n and alnum(s[j - 1]) and alnum(s[j])): best = j
+        while j <= n:
+            if s[i:j] not in lf:
+                if j > i + 2: break  # see `_with_prefixes`: a stretch of two is looked up whatever it is
+            elif s[i:j] in d.mixed and not (j < n and alnum(s[j - 1]) and alnum(s[j])): best = j
             j += 1
         if best: spans.append((i, best)); done = best
     return spans
@@ -683,8 +692,10 @@ def forward_maximum_matching(
         s, i, n = to_simplified(chunk), 0, len(chunk)
         while i < n:
             last, j = i + 1, i + 2  # the prefix keys stop the scan as soon as no longer word can match
-            while j <= n and s[i:j] in lf:
-                if lf[s[i:j]] is not None: last = j
+            while j <= n:
+                if s[i:j] not in lf:
+                    if j > i + 2: break  # see `_with_prefixes`: a stretch of two is looked up whatever it is
+                elif lf[s[i:j]] is not None: last = j
                 j += 1
             out.append(chunk[i:last]); i = last
     return out
