@@ -296,11 +296,14 @@ class WordDictionary:
 _DOTTED = re.compile("^.*·.*$", re.M)  # in words joined by newlines: those holding the name separator
 
 def _simplified_all(words: list[str]) -> list[str]:
-    "`to_simplified` of each word, in bulk: only the traditional stretches are looked up in the table."
-    joined = "\n".join(words)
-    if not _TRAD_RUN.search(joined): return list(words)
-    out = _TRAD_RUN.sub(lambda m: m.group().translate(_T2S), joined).split("\n")
-    return out if len(out) == len(words) else [w.translate(_T2S) for w in words]  # a word holding `\n` (not from a file)
+    "`to_simplified` of each word, in bulk: one search finds the traditional stretches, the other words are kept as they are."
+    joined, keys = "\n".join(words), list(words)
+    if joined.count("\n") != len(words) - 1: return [w.translate(_T2S) for w in words]  # a word holding `\n` (not from a file)
+    line = at = 0
+    for m in _TRAD_RUN.finditer(joined):
+        line += joined.count("\n", at, m.start()); at = m.start()  # the line (word) the stretch is in
+        keys[line] = words[line].translate(_T2S)
+    return keys
 
 def _summed(keys: list[str], freqs: list[float]) -> dict[str, float]:
     "Each key of `keys` with the log of its frequencies summed (a key can repeat: 著 and 着 both give 着)."
@@ -475,10 +478,11 @@ def _scores(self: Segmenter,
     n = len(s)
     if unk is not None: lograte, begin, middle, last, (fb, fm, fe), lengths = unk
     score, end = [0.0] * (n + 1), [0] * (n + 1)
-    numerals = {m.start(): m.end() for m in _NUMERALS.finditer(s)} if _NUMERALS.search(s) else {}
+    numerals = {m.start(): m.end() for m in _NUMERALS.finditer(s)} if _NUMERALS.search(s) else None
+    single = list(map(lf.get, s))  # `map` with a C method: the look-ups of the single characters at C speed
     for i in range(n - 1, -1, -1):
-        best, bestj = score[i + 1] - logtotal + (lf.get(s[i]) or 0.0), i + 1  # a single character is always a candidate
-        if i in numerals:  # a number in Chinese numerals, scored as a word of frequency 1
+        best, bestj = score[i + 1] - logtotal + (single[i] or 0.0), i + 1  # a single character is always a candidate
+        if numerals and i in numerals:  # a number in Chinese numerals, scored as a word of frequency 1
             j = numerals[i]
             if score[j] - logtotal >= best: best, bestj = score[j] - logtotal, j
         j = i + 2
@@ -512,14 +516,15 @@ def _path(end: list[int], offset: int = 0) -> list[int]:
 @patch
 def _best_path(self: Segmenter, s: str) -> list[int]:
     "End positions of the most probable split of the Han run `s` (already simplified)."
-    ends = _path(self._scores(s)[1])
-    if self.unknown is None: return ends
-    out, i, m = [], 0, len(ends)
-    while i < m:
-        a, j = ends[i - 1] if i else 0, i
-        while j < m and ends[j] - (ends[j - 1] if j else 0) == 1: j += 1  # words i..j-1 are single characters
-        if j - i >= 2: out += _path(self._scores(s[a:ends[j - 1]], self.unknown)[1], a); i = j
-        else: out.append(ends[i]); i += 1
+    end = self._scores(s)[1]  # the first word's end for each start: walked along the best path below
+    unk, n, out, i = self.unknown, len(s), [], 0
+    while i < n:
+        j = end[i]
+        if unk is not None and j == i + 1 and j < n and end[j] == j + 1:  # two single characters in a row start here
+            while j < n and end[j] == j + 1: j += 1  # to the end of the stretch of single characters
+            out += _path(self._scores(s[i:j], unk)[1], i)
+        else: out.append(j)
+        i = j
     return out
 
 # %% ../nbs/02_chinese.ipynb #cad415e2
