@@ -173,22 +173,29 @@ def _line_columns(text: str, path: Path) -> tuple[list[str], list[float]]:
 
 # %% ../nbs/02_chinese.ipynb #a1f3c7e2
 _UNTIDY = ("\t", "  ", "\r", "\n ", " \n", "\n\n")  # what only the line-by-line reader deals with
+_BLOCK = 1 << 16  # characters split at a time: the pieces of one block are freed before the next is split
 
 def _tidy_columns(text: str) -> tuple[list[str], list[float]] | None:
     "Words and frequencies of a tidy dictionary text, read in bulk; `None` unless every line is `word`, `word freq` or `word freq tag` alike, with single spaces and positive frequencies."
-    body = text[:-1] if text.endswith("\n") else text
-    if not body or body[0] in " \n" or body[-1] in " \n" or any(u in body for u in _UNTIDY): return None
-    nlines, spaces = body.count("\n") + 1, body.count(" ")
+    end = len(text) - text.endswith("\n")
+    if not end or text[0] in " \n" or text[end - 1] in " \n" or any(u in text for u in _UNTIDY): return None
+    nlines, spaces = text.count("\n", 0, end) + 1, text.count(" ")
     if spaces % nlines or (k := spaces // nlines + 1) > 3: return None  # k fields a line, if the lines are alike
-    if k == 1: words, freqs = body.split("\n"), []
-    else:
-        flat = body.replace("\n", " \n ").split(" ")  # each line's fields, then a "\n" field between lines
-        if flat[k::k + 1].count("\n") != nlines - 1: return None  # the "\n"s are not all k apart: the lines differ
-        words, freqs = flat[::k + 1], flat[1::k + 1]
-    if any(map(str.isspace, words)): return None  # a blank line of other whitespace (U+3000) is skipped, line by line
-    try: freqs = list(map(float, freqs)) if k > 1 else [1.0] * len(words)
-    except ValueError: return None
-    return (words, freqs) if min(freqs) > 0 and math.isfinite(math.fsum(freqs)) else None
+    if k == 1:
+        words = text.split("\n")[:nlines]
+        return None if any(map(str.isspace, words)) else (words, [1.0] * nlines)  # a blank line of U+3000: by line
+    words, freqs, a = [], [], 0
+    while a < end:
+        b = text.find("\n", a + _BLOCK, end)
+        b = end if b < 0 else b
+        flat = text[a:b].replace("\n", " \n ").split(" ")  # each line's fields, then a "\n" field between lines
+        n = text.count("\n", a, b) + 1
+        if len(flat) != (k + 1) * n - 1 or flat[k::k + 1].count("\n") != n - 1: return None  # lines of other lengths
+        words += flat[::k + 1]
+        try: freqs += map(float, flat[1::k + 1])
+        except ValueError: return None
+        a = b + 1
+    return (words, freqs) if min(freqs) > 0 and math.isfinite(sum(freqs)) else None
 
 def _word_columns(path: Path) -> tuple[list[str], list[float]]:
     "The words and frequencies of a dictionary file, as two lists (see `read_word_list`)."
