@@ -473,7 +473,8 @@ def _lead_len(word: str) -> int:
     return _LEAD.match(word).end()
 
 # %% ../nbs/02_chinese.ipynb #2c1dd695
-_NUMERALS = re.compile("第?[零○〇一二三四五六七八九十百千万亿两][零○〇一二三四五六七八九十百千万亿]+[月日]?")
+_NUMERALS = re.compile(f"(?<![{_CN_DIG}十百千])[{_CN_DIG}]{{4}}年"  # a year, as the atoms cut out at the start of a run
+                       "|第?[零○〇一二三四五六七八九十百千万亿两][零○〇一二三四五六七八九十百千万亿]+[月日]?")
 
 @patch
 def _scores(self: Segmenter,
