@@ -172,18 +172,17 @@ def _line_columns(text: str, path: Path) -> tuple[list[str], list[float]]:
     return [w for w, _ in rows], [f for _, f in rows]
 
 # %% ../nbs/02_chinese.ipynb #a1f3c7e2
-_UNTIDY = ("\t", "  ", "\r", "\n ", " \n", "\n\n")  # what only the line-by-line reader deals with
 _BLOCK = 1 << 16  # characters split at a time: the pieces of one block are freed before the next is split
 
 def _tidy_columns(text: str) -> tuple[list[str], list[float]] | None:
     "Words and frequencies of a tidy dictionary text, read in bulk; `None` unless every line is `word`, `word freq` or `word freq tag` alike, with single spaces and positive frequencies."
     end = len(text) - text.endswith("\n")
-    if not end or text[0] in " \n" or text[end - 1] in " \n" or any(u in text for u in _UNTIDY): return None
+    if not end or "\t" in text or "\r" in text: return None
     nlines, spaces = text.count("\n", 0, end) + 1, text.count(" ")
     if spaces % nlines or (k := spaces // nlines + 1) > 3: return None  # k fields a line, if the lines are alike
     if k == 1:
-        words = text.split("\n")[:nlines]
-        return None if any(map(str.isspace, words)) else (words, [1.0] * nlines)  # a blank line of U+3000: by line
+        words = text.split("\n")[:nlines]  # an empty line, or one of other blanks (U+3000), is left to the line reader
+        return None if "" in words or any(map(str.isspace, words)) else (words, [1.0] * nlines)
     words, freqs, a = [], [], 0
     while a < end:
         b = text.find("\n", a + _BLOCK, end)
@@ -191,6 +190,7 @@ def _tidy_columns(text: str) -> tuple[list[str], list[float]] | None:
         flat = text[a:b].replace("\n", " \n ").split(" ")  # each line's fields, then a "\n" field between lines
         n = text.count("\n", a, b) + 1
         if len(flat) != (k + 1) * n - 1 or flat[k::k + 1].count("\n") != n - 1: return None  # lines of other lengths
+        if "" in flat: return None  # two spaces in a row, a space at either end of a line, or an empty line
         words += flat[::k + 1]
         try: freqs += map(float, flat[1::k + 1])
         except ValueError: return None
