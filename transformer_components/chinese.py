@@ -664,11 +664,21 @@ def add_word(self: Segmenter,
 
 # %% ../nbs/02_chinese.ipynb #613e846f
 @patch
+def _pieces(self: Segmenter, text: str) -> list[tuple[str, str]]:
+    "`(kind, piece)` of simplified `text` as `cut` sees it: the dictionary's mixed words (kind `mixed`), the other atoms between."
+    out = []
+    for chunk in to_simplified(text).split():
+        at = 0
+        for a, b in self._mixed_spans(chunk): out += _atoms(chunk[at:a]); out.append(("mixed", chunk[a:b])); at = b
+        out += _atoms(chunk[at:])
+    return out
+
+@patch
 def _recount(self: Segmenter, texts: list[str], prior: dict[str, float]):
     "One round of `adapt`: each dictionary word's frequency becomes its `prior` plus its count in `texts` as now cut (Han runs by the DP)."
     d, words = self.dictionary, []
-    atoms = Counter(a for t in texts for a in _atoms(to_simplified(t)))  # an atom the input repeats is cut once
-    for (kind, p), k in atoms.items(): words.extend((self._cut_han(p) if kind == "han" else [p]) * k)
+    pieces = Counter(p for t in texts for p in self._pieces(t))  # a piece the input repeats is cut once
+    for (kind, p), k in pieces.items(): words.extend((self._cut_han(p) if kind == "han" else [p]) * k)
     counts = Counter(words)  # punctuation counts too: it is running text, and the total weighs unknown words against known
     for k, f in prior.items(): d.logfreq[k] = math.log(f + counts.get(k, 0))
     d.total = sum(prior.values()) + sum(c for k, c in counts.items() if k in prior)
