@@ -165,6 +165,7 @@ def _entry(line: str, path: Path, n: int) -> tuple[str, float]:
         raise ValueError(f"{path}:{n}: frequency must be a positive number, got {parts[1]!r}")
     return parts[0], freq
 
+# %% ../nbs/02_chinese.ipynb #db03f471
 def _line_columns(text: str, path: Path) -> tuple[list[str], list[float]]:
     "Words and frequencies of a dictionary text, line by line (any layout `read_word_list` accepts; errors name the line)."
     lines = ((n, line.strip(" \t\r")) for n, line in enumerate(text.split("\n"), 1))  # not splitlines(): U+2028...
@@ -197,6 +198,7 @@ def _tidy_columns(text: str) -> tuple[list[str], list[float]] | None:
         a = b + 1
     return (words, freqs) if min(freqs) > 0 and math.isfinite(sum(freqs)) else None
 
+# %% ../nbs/02_chinese.ipynb #a1f3c7e3
 def _word_columns(path: Path) -> tuple[list[str], list[float]]:
     "The words and frequencies of a dictionary file, as two lists (see `read_word_list`)."
     text = _dictionary_text(path)
@@ -312,6 +314,7 @@ def _simplified_all(words: list[str]) -> list[str]:
         keys[line] = words[line].translate(_T2S)
     return keys
 
+# %% ../nbs/02_chinese.ipynb #c4e8a1d7
 def _summed(keys: list[str], freqs: list[float]) -> dict[str, float]:
     "Each key of `keys` with the log of its frequencies summed (a key can repeat: 著 and 着 both give 着)."
     lf = dict(zip(keys, list(map(math.log, freqs))))  # the logs as a list first: 30 ms less on jieba's words than a map
@@ -323,6 +326,7 @@ def _summed(keys: list[str], freqs: list[float]) -> dict[str, float]:
     lf.update(zip(sums, map(math.log, sums.values())))
     return lf
 
+# %% ../nbs/02_chinese.ipynb #c4e8a1d8
 def _with_prefixes(lf: dict[str, float | None]) -> dict[str, float | None]:
     "`lf` with every prefix of three or more characters of its words added as a key mapping to `None`."
     longer, k, prefixes = [w for w in lf if len(w) > 3], 3, set()
@@ -541,6 +545,7 @@ def _adjacent(chars: frozenset) -> re.Pattern:
     "A pattern for two characters of `chars` in a row."
     return re.compile(f"[{re.escape(''.join(sorted(chars)))}]{{2}}")
 
+# %% ../nbs/02_chinese.ipynb #cad415e3
 @patch
 def _join_names(self: Segmenter, words: list[str], keys: list[str]) -> list[str]:
     "Join maximal runs (>= 2) of words made of transliteration characters that are single characters or unknown words."
@@ -673,6 +678,7 @@ def _pieces(self: Segmenter, text: str) -> list[tuple[str, str]]:
         out += _atoms(chunk[at:])
     return out
 
+# %% ../nbs/02_chinese.ipynb #613e846a
 @patch
 def _recount(self: Segmenter, texts: list[str], prior: dict[str, float]):
     "One round of `adapt`: each dictionary word's frequency becomes its `prior` plus its count in `texts` as now cut (Han runs by the DP)."
