@@ -263,7 +263,7 @@ def _translit_chars(words: Iterable[str], min_count: int = 2) -> str:
 # %% ../nbs/02_chinese.ipynb #32b53c08
 _JOINER = "A-Za-zＡ-Ｚａ-ｚ0-9０-９+#&＋＃＆"
 _MIXED = re.compile(rf"[{_HAN}].*[{_JOINER}]|[{_JOINER}].*[{_HAN}]|[+#&＋＃＆]", re.S)
-_HAS_JOINER = re.compile(f"^.*[{_JOINER}].*$", re.M)  # in words joined by newlines: those that may be mixed
+_SPECIAL = re.compile(f"^.*[·{_JOINER}].*$", re.M)  # in words joined by newlines: those that may be names or mixed
 def _is_mixed(word: str) -> bool:
     "Whether `word` mixes Han with Latin letters, digits or `+ # &`, or holds one of `+ # &` (C++): the pieces the atoms would split."
     return len(word) > 1 and bool(_MIXED.search(word))
@@ -285,9 +285,10 @@ class WordDictionary:
         self.total = float(sum(freqs))
         self.has_frequencies = len(set(freqs)) > 1  # one value for every entry (a plain word list) says nothing
         joined = "\n".join(lf)
-        self.translit = _translit_chars(_DOTTED.findall(joined))
+        special = _SPECIAL.findall(joined)  # the few words holding `·` or a letter, digit or `+ # &`: one scan
+        self.translit = _translit_chars(special)
         self.unknown = None if unknown_rate is None else unknown_word_model(lf, unknown_rate)
-        self.mixed = {w for w in _HAS_JOINER.findall(joined) if _is_mixed(w)}
+        self.mixed = {w for w in special if _is_mixed(w)}
         self.logfreq: dict[str, float | None] = _with_prefixes(lf)
 
     def _add(self, key: str, freq: float):
@@ -302,8 +303,6 @@ class WordDictionary:
             lf[p] = None
 
 # %% ../nbs/02_chinese.ipynb #c4e8a1d6
-_DOTTED = re.compile("^.*·.*$", re.M)  # in words joined by newlines: those holding the name separator
-
 def _simplified_all(words: list[str]) -> list[str]:
     "`to_simplified` of each word, in bulk: one search finds the traditional stretches, the other words are kept as they are."
     joined, keys = "\n".join(words), list(words)
