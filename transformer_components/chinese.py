@@ -280,12 +280,12 @@ class WordDictionary:
 
     def _compile(self, words: list[str], freqs: list[float], unknown_rate: float | None):
         "Fill the dictionary from parallel lists of words and frequencies (the bulk work of `__init__`)."
-        keys = _simplified_all(words)
+        joined = "\n".join(words)
+        keys = _simplified_all(words, joined)
         lf = _summed(keys, freqs)  # repeated entries add up
         self.total = float(sum(freqs))
-        self.has_frequencies = len(set(freqs)) > 1  # one value for every entry (a plain word list) says nothing
-        joined = "\n".join(lf)
-        special = _SPECIAL.findall(joined)  # the few words holding `·` or a letter, digit or `+ # &`: one scan
+        self.has_frequencies = bool(freqs) and min(freqs) != max(freqs)  # one value for every entry (a plain list) says nothing
+        special = set(map(to_simplified, _SPECIAL.findall(joined)))  # the few words holding `·`, letters, digits or `+ # &`
         self.translit = _translit_chars(special)
         self.unknown = None if unknown_rate is None else unknown_word_model(lf, unknown_rate)
         self.mixed = {w for w in special if _is_mixed(w)}
@@ -303,9 +303,9 @@ class WordDictionary:
             lf[p] = None
 
 # %% ../nbs/02_chinese.ipynb #c4e8a1d6
-def _simplified_all(words: list[str]) -> list[str]:
-    "`to_simplified` of each word, in bulk: one search finds the traditional stretches, the other words are kept as they are."
-    joined, keys = "\n".join(words), list(words)
+def _simplified_all(words: list[str], joined: str | None = None) -> list[str]:
+    "`to_simplified` of each word, in bulk (`joined`: the words joined by `\\n`, if at hand): one search finds the traditional stretches, the other words are kept as they are."
+    joined, keys = "\n".join(words) if joined is None else joined, list(words)
     if joined.count("\n") != len(words) - 1: return [w.translate(_T2S) for w in words]  # a word holding `\n` (not from a file)
     line = at = 0
     for m in _TRAD_RUN.finditer(joined):
