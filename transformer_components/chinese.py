@@ -219,8 +219,7 @@ class UnknownWords(NamedTuple):
 # %% ../nbs/02_chinese.ipynb #395fbc09
 _HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f〇○"
 _HAN_CHAR = re.compile(f"[{_HAN}]")
-_HAN_WORD = re.compile(f"[{_HAN}]+")
-_HAN_WORD2 = re.compile(f"[{_HAN}]{{2,}}")  # two or more
+_HAN_WORD2 = re.compile(f"[{_HAN}]{{2,}}")  # two or more (each pattern holding the class costs 2 ms to compile)
 
 def _is_han(ch: str) -> bool:
     "Whether `ch` is a Han (Chinese) character."
@@ -262,11 +261,12 @@ def _translit_chars(words: Iterable[str], min_count: int = 2) -> str:
 
 # %% ../nbs/02_chinese.ipynb #32b53c08
 _JOINER = "A-Za-zＡ-Ｚａ-ｚ0-9０-９+#&＋＃＆"
-_MIXED = re.compile(rf"[{_HAN}].*[{_JOINER}]|[{_JOINER}].*[{_HAN}]|[+#&＋＃＆]", re.S)
+_JOINER_CHAR = re.compile(f"[{_JOINER}]")
+_SIGN = re.compile("[+#&＋＃＆]")
 _SPECIAL = re.compile(f"^.*[·{_JOINER}].*$", re.M)  # in words joined by newlines: those that may be names or mixed
 def _is_mixed(word: str) -> bool:
     "Whether `word` mixes Han with Latin letters, digits or `+ # &`, or holds one of `+ # &` (C++): the pieces the atoms would split."
-    return len(word) > 1 and bool(_MIXED.search(word))
+    return len(word) > 1 and bool(_SIGN.search(word) or _HAN_CHAR.search(word) and _JOINER_CHAR.search(word))
 
 # %% ../nbs/02_chinese.ipynb #7cc8fb4d
 class WordDictionary:
@@ -615,7 +615,6 @@ def cut(self: Segmenter,
     return out
 
 # %% ../nbs/02_chinese.ipynb #b01edab9
-_JOINER_CHAR = re.compile(f"[{_JOINER}]")
 _ALNUM_CHAR = re.compile(f"[{_LAT}{_DIG}]")
 
 def _mixed_starts(s: str, lead: int) -> list[int]:
