@@ -5,14 +5,16 @@ Text: the SIGHAN 2005 PKU test input (1,944 lines, 172,733 characters).
   `tc-segment --dict pku_training_words.utf8` (the official list; a plain list, so tc-segment adapts to the input),
   forward maximum matching with the same list, jieba with its own dictionary, ours with jieba's dictionary, and a
   model trained on the first half of the PKU gold, scored on the second half (the PKU training text is not here).
-- Whole process, wall time, best of 3: `tc-segment < pku_test.utf8` (jieba's dict.txt, our default) against a
-  Python process that imports jieba, loads its dictionary and cuts every line, writing the same output; both with
-  their dictionary cache already built ("cached") and with an empty cache ("cold").
+- Whole process, best of 5 by wall time and by CPU time (user + system): `tc-segment < pku_test.utf8` (jieba's
+  dict.txt, our default) against a Python process that imports jieba, loads its dictionary and cuts every line,
+  writing the same output; both with their dictionary cache already built ("cached") and with an empty cache
+  ("cold"). The processes run round-robin, one of each in turn, so that the load of a shared machine falls on all
+  of them alike (timed one command after another, a busy minute can land on one side only).
 - In-process rate: both segmenters with jieba's dict.txt, warmed up, best of 3 by CPU time of this thread (the
   machine is shared); jieba with its HMM on (its default) and off.
 Run: python benchmarks/segment.py
 """
-import importlib.util, os, subprocess, sys, tempfile, time
+import importlib.util, os, resource, subprocess, sys, tempfile, time
 from pathlib import Path
 
 from transformer_components.core import has_shared_data, shared_data
@@ -33,18 +35,26 @@ def best_of(f, n=3, clock=time.perf_counter):
     return min(ts)
 
 
-def process_time(cmd, stdin: Path, env=None, n=3, fresh_dir=False):
-    "Best wall time of `cmd` reading `stdin`; with `fresh_dir`, `{dir}` in cmd/env is an empty folder each time."
-    def once():
+def process_times(cmds: dict, stdin: Path, n=5) -> dict:
+    """Best wall and CPU (user + system) seconds of each `(argv, env)` in `cmds` reading `stdin`, run round-robin
+    after one untimed round (which builds the caches and warms the OS file cache); `{dir}` in argv or env is a fresh
+    empty folder each time."""
+    def once(cmd, env):
         with tempfile.TemporaryDirectory() as d:
             c = [a.replace("{dir}", d) for a in cmd]
             e = {k: v.replace("{dir}", d) for k, v in (env or os.environ).items()}
             with open(stdin, "rb") as f:
-                t0 = time.perf_counter()
+                r0, t0 = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter()
                 subprocess.run(c, stdin=f, stdout=subprocess.DEVNULL, env=e, check=True)
-                return time.perf_counter() - t0
-    once()  # the first run builds the caches (and warms the OS file cache)
-    return min(once() for _ in range(n))
+                wall, r1 = time.perf_counter() - t0, resource.getrusage(resource.RUSAGE_CHILDREN)
+        return wall, r1.ru_utime - r0.ru_utime + r1.ru_stime - r0.ru_stime
+    for cmd, env in cmds.values(): once(cmd, env)
+    best = {k: (float("inf"), float("inf")) for k in cmds}
+    for _ in range(n):
+        for k, (cmd, env) in cmds.items():
+            wall, cpu = once(cmd, env)
+            best[k] = (min(best[k][0], wall), min(best[k][1], cpu))
+    return best
 
 
 def main():
@@ -88,11 +98,9 @@ def main():
     # whole process
     env = dict(os.environ, TC_CACHE_DIR="{dir}")
     py = sys.executable
-    ours_cached = process_time([tc_segment], test_file)
-    jieba_cached = process_time([py, "-c", JIEBA_PROCESS], test_file)
-    ours_cold = process_time([tc_segment], test_file, env=env)
-    jieba_cold = process_time([py, "-c", JIEBA_PROCESS, "{dir}"], test_file)
-    ours_list = process_time([tc_segment, "--dict", str(list_file)], test_file)
+    times = process_times({"ours_cached": ([tc_segment], None), "jieba_cached": ([py, "-c", JIEBA_PROCESS], None),
+                           "ours_cold": ([tc_segment], env), "jieba_cold": ([py, "-c", JIEBA_PROCESS, "{dir}"], None),
+                           "ours_list": ([tc_segment, "--dict", str(list_file)], None)}, test_file)
 
     # in process
     thread = time.thread_time
@@ -105,14 +113,16 @@ def main():
     print(f"\n{'accuracy (SIGHAN scoring, OOV = not in the PKU list)':44s}{'P':>7s}{'R':>7s}{'F1':>7s}{'OOV-R':>7s}")
     for name, s in rows:
         print(f"{name:44s}{s.precision:7.3f}{s.recall:7.3f}{s.f1:7.3f}{s.oov_recall:7.3f}")
-    print(f"\n{'whole process, PKU test (s, wall)':44s}{'ours':>9s}{'jieba':>9s}{'ours/jieba':>12s}")
-    print(f"{'default dictionary, cache built':44s}{ours_cached:9.2f}{jieba_cached:9.2f}{ours_cached / jieba_cached:12.2f}")
-    print(f"{'default dictionary, empty cache':44s}{ours_cold:9.2f}{jieba_cold:9.2f}{ours_cold / jieba_cold:12.2f}")
-    print(f"{'ours --dict PKU list (adapts to the input)':44s}{ours_list:9.2f}{jieba_cached:9.2f}{ours_list / jieba_cached:12.2f}")
+    print(f"\n{'whole process, PKU test (s)':44s}{'ours':>9s}{'jieba':>9s}{'ours/jieba':>12s}{'CPU s':>15s}{'ratio':>7s}")
+    for name, a, b in [("default dictionary, cache built", "ours_cached", "jieba_cached"),
+                       ("default dictionary, empty cache", "ours_cold", "jieba_cold"),
+                       ("ours --dict PKU list (adapts to the input)", "ours_list", "jieba_cached")]:
+        (wa, ca), (wb, cb) = times[a], times[b]
+        print(f"{name:44s}{wa:9.2f}{wb:9.2f}{wa / wb:12.2f}{ca:8.2f}/{cb:5.2f}{ca / cb:7.2f}")
     print(f"\n{'in process, jieba dict.txt (chars/s)':44s}{'ours':>9s}{'jieba':>9s}{'ours/jieba':>12s}")
     print(f"{'jieba HMM on (its default)':44s}{nchars / t_ours:9,.0f}{nchars / t_jieba:9,.0f}{t_jieba / t_ours:12.2f}")
     print(f"{'jieba HMM off':44s}{nchars / t_ours:9,.0f}{nchars / t_jieba_nohmm:9,.0f}{t_jieba_nohmm / t_ours:12.2f}")
-    print("(process: lower is better; rate ratio: higher is better)")
+    print(f"(process: lower is better, wall and CPU; rate ratio: higher is better; load average {os.getloadavg()[0]:.1f})")
 
 
 if __name__ == "__main__":

@@ -5,6 +5,7 @@
 # %% ../nbs/02_chinese.ipynb #7c7fa9bf
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib.util
 import json
@@ -14,6 +15,8 @@ import os
 import re
 import sys
 from collections import Counter
+from itertools import compress
+from operator import itemgetter
 from pathlib import Path
 from typing import Iterable, NamedTuple
 
@@ -119,25 +122,30 @@ _T2S_PAIRS = (
 _T2S = str.maketrans(_T2S_PAIRS[0::2], _T2S_PAIRS[1::2])
 
 # %% ../nbs/02_chinese.ipynb #5a857e2a
+# the characters the table changes; every character beyond U+FFFF goes to the table too, since a regex class that
+# lists such characters one by one is scanned a hundred times more slowly
+_TRAD_RUN = re.compile("[" + "".join(sorted(c for c in _T2S_PAIRS[0::2] if c <= "\uffff")) + "\U00010000-\U0010ffff]+")
+
 def to_simplified(
     text: str,  # any text
 ) -> str:
     "`text` with traditional characters replaced by their simplified forms (OpenCC's map), character for character (same length)."
     if not isinstance(text, str): raise TypeError(f"text must be a str, got {type(text).__name__}")
-    return text.translate(_T2S)
+    return text.translate(_T2S) if _TRAD_RUN.search(text) else text  # the search (C speed) spares simplified text the table
 
 # %% ../nbs/02_chinese.ipynb #6282de8f
+def _dictionary_text(path: Path) -> str:
+    "The text of a dictionary file (a byte-order mark dropped); a missing or non-UTF-8 file is an error that says so."
+    if not path.is_file(): raise FileNotFoundError(f"dictionary file not found: {path}")
+    try: return path.read_bytes().decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        raise ValueError(f"{path} is not UTF-8 ({e.reason} at byte {e.start}); convert it, e.g. with iconv") from None
+
 def read_word_list(
     path: str | Path,  # UTF-8 file: `word freq [tag]` lines (jieba) or one word a line
 ) -> list[tuple[str, float]]:
     "The `(word, frequency)` entries of a dictionary file, in file order; a missing frequency counts as 1."
-    path = Path(path)
-    if not path.is_file(): raise FileNotFoundError(f"dictionary file not found: {path}")
-    try: text = path.read_bytes().decode("utf-8-sig")
-    except UnicodeDecodeError as e:
-        raise ValueError(f"{path} is not UTF-8 ({e.reason} at byte {e.start}); convert it, e.g. with iconv") from None
-    lines = ((n, line.strip(" \t\r")) for n, line in enumerate(text.split("\n"), 1))  # not splitlines(): U+2028...
-    return [_entry(line, path, n) for n, line in lines if line and not line.isspace()]
+    return list(zip(*_word_columns(Path(path))))
 
 # %% ../nbs/02_chinese.ipynb #db03f470
 _FIELD_SEP = re.compile("[ \t]+")
@@ -157,6 +165,45 @@ def _entry(line: str, path: Path, n: int) -> tuple[str, float]:
         raise ValueError(f"{path}:{n}: frequency must be a positive number, got {parts[1]!r}")
     return parts[0], freq
 
+# %% ../nbs/02_chinese.ipynb #db03f471
+def _line_columns(text: str, path: Path) -> tuple[list[str], list[float]]:
+    "Words and frequencies of a dictionary text, line by line (any layout `read_word_list` accepts; errors name the line)."
+    lines = ((n, line.strip(" \t\r")) for n, line in enumerate(text.split("\n"), 1))  # not splitlines(): U+2028...
+    rows = [_entry(line, path, n) for n, line in lines if line and not line.isspace()]
+    return [w for w, _ in rows], [f for _, f in rows]
+
+# %% ../nbs/02_chinese.ipynb #a1f3c7e2
+_BLOCK = 1 << 16  # characters split at a time: the pieces of one block are freed before the next is split
+
+def _tidy_columns(text: str) -> tuple[list[str], list[float]] | None:
+    "Words and frequencies of a tidy dictionary text, read in bulk; `None` unless every line is `word`, `word freq` or `word freq tag` alike, with single spaces and positive frequencies."
+    end = len(text) - text.endswith("\n")
+    if not end or "\t" in text or "\r" in text: return None
+    nlines, spaces = text.count("\n", 0, end) + 1, text.count(" ")
+    if spaces % nlines or (k := spaces // nlines + 1) > 3: return None  # k fields a line, if the lines are alike
+    if k == 1:
+        words = text.split("\n")[:nlines]  # an empty line, or one of other blanks (U+3000), is left to the line reader
+        return None if "" in words or any(map(str.isspace, words)) else (words, [1.0] * nlines)
+    words, freqs, a = [], [], 0
+    while a < end:
+        b = text.find("\n", a + _BLOCK, end)
+        b = end if b < 0 else b
+        flat = text[a:b].replace("\n", " \n ").split(" ")  # each line's fields, then a "\n" field between lines
+        n = text.count("\n", a, b) + 1
+        if len(flat) != (k + 1) * n - 1 or flat[k::k + 1].count("\n") != n - 1: return None  # lines of other lengths
+        if "" in flat: return None  # two spaces in a row, a space at either end of a line, or an empty line
+        words += flat[::k + 1]
+        try: freqs += map(float, flat[1::k + 1])
+        except ValueError: return None
+        a = b + 1
+    return (words, freqs) if min(freqs) > 0 and math.isfinite(sum(freqs)) else None
+
+# %% ../nbs/02_chinese.ipynb #a1f3c7e3
+def _word_columns(path: Path) -> tuple[list[str], list[float]]:
+    "The words and frequencies of a dictionary file, as two lists (see `read_word_list`)."
+    text = _dictionary_text(path)
+    return _tidy_columns(text) or _line_columns(text, path)
+
 # %% ../nbs/02_chinese.ipynb #499ffc3a
 UNKNOWN_RATE = 0.02  # share of running words a dictionary lacks, when nothing better is known (PKU's list: 5.8%)
 
@@ -172,7 +219,7 @@ class UnknownWords(NamedTuple):
 # %% ../nbs/02_chinese.ipynb #395fbc09
 _HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f〇○"
 _HAN_CHAR = re.compile(f"[{_HAN}]")
-_HAN_WORD = re.compile(f"[{_HAN}]+")
+_HAN_WORD2 = re.compile(f"[{_HAN}]{{2,}}")  # two or more (each pattern holding the class costs 2 ms to compile)
 
 def _is_han(ch: str) -> bool:
     "Whether `ch` is a Han (Chinese) character."
@@ -186,9 +233,10 @@ def unknown_word_model(
 ) -> UnknownWords | None:
     "Character position (B/M/E) and length probabilities of the Han words of 2+ characters in `words`; `None` if there are none."
     if not 0 < rate < 1: raise ValueError(f"rate must be between 0 and 1, got {rate!r}")
-    han = [w for w in words if len(w) > 1 and _HAN_WORD.fullmatch(w)]
+    han = list(filter(_HAN_WORD2.fullmatch, words))  # `filter` and `map` with C functions: jieba's 349,046 words
     if not han: return None
-    pos = Counter(w[0] for w in han), Counter(c for w in han for c in w[1:-1]), Counter(w[-1] for w in han)
+    pos = (Counter(map(itemgetter(0), han)), Counter("".join(map(itemgetter(slice(1, -1)), han))),
+           Counter(map(itemgetter(-1), han)))
     nchars = len(set().union(*pos)) + 1  # + 1: the characters never seen share one more slot
     denom = [sum(c.values()) + smoothing * nchars for c in pos]
     logp = [{ch: math.log((n + smoothing) / d) for ch, n in c.items()} for c, d in zip(pos, denom)]
@@ -197,7 +245,7 @@ def unknown_word_model(
                         tuple(math.log((by_length[n] or 1e-9) / len(han)) for n in (2, 3, 4)))
 
 # %% ../nbs/02_chinese.ipynb #82f87028
-_CACHE_VERSION = 4  # bump when the compiled form changes
+_CACHE_VERSION = 6  # bump when the compiled form changes
 
 def default_cache_dir() -> Path:
     "Where compiled dictionaries are cached: `$TC_CACHE_DIR`, else `$XDG_CACHE_HOME/transformer_components`, else `~/.cache/transformer_components`."
@@ -213,11 +261,12 @@ def _translit_chars(words: Iterable[str], min_count: int = 2) -> str:
 
 # %% ../nbs/02_chinese.ipynb #32b53c08
 _JOINER = "A-Za-zＡ-Ｚａ-ｚ0-9０-９+#&＋＃＆"
-_MIXED = re.compile(rf"[{_HAN}].*[{_JOINER}]|[{_JOINER}].*[{_HAN}]|[+#&＋＃＆]", re.S)
-_HAS_JOINER = re.compile(f"^.*[{_JOINER}].*$", re.M)  # in words joined by newlines: those that may be mixed
+_JOINER_CHAR = re.compile(f"[{_JOINER}]")
+_SIGN = re.compile("[+#&＋＃＆]")
+_SPECIAL = re.compile(f"^.*[·{_JOINER}].*$", re.M)  # in words joined by newlines: those that may be names or mixed
 def _is_mixed(word: str) -> bool:
     "Whether `word` mixes Han with Latin letters, digits or `+ # &`, or holds one of `+ # &` (C++): the pieces the atoms would split."
-    return len(word) > 1 and bool(_MIXED.search(word))
+    return len(word) > 1 and bool(_SIGN.search(word) or _HAN_CHAR.search(word) and _JOINER_CHAR.search(word))
 
 # %% ../nbs/02_chinese.ipynb #7cc8fb4d
 class WordDictionary:
@@ -226,26 +275,66 @@ class WordDictionary:
                  entries: Iterable[tuple[str, float]] = (),  # `(word, frequency)` pairs, e.g. from `read_word_list`
                  unknown_rate: float | None = UNKNOWN_RATE,  # λ of the unknown-word model learned from these words; `None`: no model
                 ):
-        self.logfreq: dict[str, float | None] = {}
-        self.total = 0.0
-        given = set()  # the frequencies the entries state: one value (a plain word list) says nothing
-        for w, f in entries: self._add(w.translate(_T2S), f); given.add(f)
-        self.has_frequencies = len(given) > 1
-        words = [k for k, v in self.logfreq.items() if v is not None]
-        self.translit = _translit_chars(k for k in words if "·" in k)
-        self.unknown = None if unknown_rate is None else unknown_word_model(words, unknown_rate)
-        self.mixed = {w for w in _HAS_JOINER.findall("\n".join(words)) if _is_mixed(w)}
+        pairs = list(entries)
+        self._compile([w for w, _ in pairs], [f for _, f in pairs], unknown_rate)
+
+    def _compile(self, words: list[str], freqs: list[float], unknown_rate: float | None):
+        "Fill the dictionary from parallel lists of words and frequencies (the bulk work of `__init__`)."
+        joined = "\n".join(words)
+        keys = _simplified_all(words, joined)
+        lf = _summed(keys, freqs)  # repeated entries add up
+        self.total = float(sum(freqs))
+        self.has_frequencies = bool(freqs) and min(freqs) != max(freqs)  # one value for every entry (a plain list) says nothing
+        special = set(map(to_simplified, _SPECIAL.findall(joined)))  # the few words holding `·`, letters, digits or `+ # &`
+        self.translit = _translit_chars(special)
+        self.unknown = None if unknown_rate is None else unknown_word_model(lf, unknown_rate)
+        self.mixed = {w for w in special if _is_mixed(w)}
+        self.logfreq: dict[str, float | None] = _with_prefixes(lf)
 
     def _add(self, key: str, freq: float):
-        "Add `freq` to the word `key` (simplified) and make its prefixes keys."
+        "Add `freq` to the word `key` (simplified) and make its prefixes of three or more characters keys."
         lf = self.logfreq
         old = lf.get(key)
         if old is not None: old = math.exp(old); self.total -= old; freq += old  # repeated entries add up
         lf[key] = math.log(freq); self.total += freq
-        for k in range(len(key) - 1, 0, -1):  # every key's prefixes are keys too, so stop at the first one present
+        for k in range(len(key) - 1, 2, -1):  # the prefixes of a key are keys too, so stop at the first one present
             p = key[:k]
             if p in lf: break
             lf[p] = None
+
+# %% ../nbs/02_chinese.ipynb #c4e8a1d6
+def _simplified_all(words: list[str], joined: str | None = None) -> list[str]:
+    "`to_simplified` of each word, in bulk (`joined`: the words joined by `\\n`, if at hand): one search finds the traditional stretches, the other words are kept as they are."
+    joined, keys = "\n".join(words) if joined is None else joined, list(words)
+    if joined.count("\n") != len(words) - 1: return [w.translate(_T2S) for w in words]  # a word holding `\n` (not from a file)
+    line = at = 0
+    for m in _TRAD_RUN.finditer(joined):
+        line += joined.count("\n", at, m.start()); at = m.start()  # the line (word) the stretch is in
+        keys[line] = words[line].translate(_T2S)
+    return keys
+
+# %% ../nbs/02_chinese.ipynb #c4e8a1d7
+def _summed(keys: list[str], freqs: list[float]) -> dict[str, float]:
+    "Each key of `keys` with the log of its frequencies summed (a key can repeat: 著 and 着 both give 着)."
+    lf = dict(zip(keys, list(map(math.log, freqs))))  # the logs as a list first: 30 ms less on jieba's words than a map
+    if len(lf) == len(keys): return lf
+    counts = Counter(keys)  # below, `compress` with C predicates keeps the loops out of Python
+    repeated = set(compress(counts, map((1).__lt__, counts.values())))
+    sums = dict.fromkeys(repeated, 0.0)
+    for k, f in compress(zip(keys, freqs), map(repeated.__contains__, keys)): sums[k] += f
+    lf.update(zip(sums, map(math.log, sums.values())))
+    return lf
+
+# %% ../nbs/02_chinese.ipynb #c4e8a1d8
+def _with_prefixes(lf: dict[str, float | None]) -> dict[str, float | None]:
+    "`lf` with every prefix of three or more characters of its words added as a key mapping to `None`."
+    longer, k, prefixes = [w for w in lf if len(w) > 3], 3, set()
+    while longer:  # the words longer than k give their prefixes of k characters
+        prefixes.update(map(itemgetter(slice(0, k)), longer))
+        k += 1; longer = [w for w in longer if len(w) > k]
+    prefixes.difference_update(lf)
+    lf.update(dict.fromkeys(prefixes))
+    return lf
 
 # %% ../nbs/02_chinese.ipynb #d7d9613e
 @patch
@@ -310,9 +399,11 @@ def _cached(path: Path, cache_dir: str | Path | None, kind: str, build) -> WordD
 # %% ../nbs/02_chinese.ipynb #5f6ef04c
 def _read_dictionary(path: Path) -> WordDictionary:
     "The `WordDictionary` of a dictionary file; one without words is an error."
-    entries = read_word_list(path)
-    if not entries: raise ValueError(f"{path}: no words in the dictionary file (expected one word a line, or `word freq [tag]`)")
-    return WordDictionary(entries)
+    words, freqs = _word_columns(path)
+    if not words: raise ValueError(f"{path}: no words in the dictionary file (expected one word a line, or `word freq [tag]`)")
+    d = WordDictionary.__new__(WordDictionary)
+    d._compile(words, freqs, UNKNOWN_RATE)
+    return d
 
 # %% ../nbs/02_chinese.ipynb #419d87f6
 @patch(cls_method=True)
@@ -352,7 +443,7 @@ _ATOMS = re.compile(
 # %% ../nbs/02_chinese.ipynb #4e8230bb
 def _atoms(text: str) -> list[tuple[str, str]]:
     "`(kind, piece)` for each atom of a whitespace-free `text`; the pieces joined give `text` back."
-    return [(m.lastgroup, text[m.start():m.end()]) for m in _ATOMS.finditer(text.translate(_T2S))]  # traditional units too
+    return [(m.lastgroup, text[m.start():m.end()]) for m in _ATOMS.finditer(to_simplified(text))]  # traditional units too
 
 # %% ../nbs/02_chinese.ipynb #36d3779f
 class Segmenter:
@@ -385,7 +476,8 @@ def _lead_len(word: str) -> int:
     return _LEAD.match(word).end()
 
 # %% ../nbs/02_chinese.ipynb #2c1dd695
-_NUMERALS = re.compile("第?[零○〇一二三四五六七八九十百千万亿两][零○〇一二三四五六七八九十百千万亿]+[月日]?")
+_NUMERALS = re.compile(f"(?<![{_CN_DIG}十百千])[{_CN_DIG}]{{4}}年"  # a year, as the atoms cut out at the start of a run
+                       "|第?[零○〇一二三四五六七八九十百千万亿两][零○〇一二三四五六七八九十百千万亿]+[月日]?")
 
 @patch
 def _scores(self: Segmenter,
@@ -397,19 +489,23 @@ def _scores(self: Segmenter,
     n = len(s)
     if unk is not None: lograte, begin, middle, last, (fb, fm, fe), lengths = unk
     score, end = [0.0] * (n + 1), [0] * (n + 1)
-    numerals = {m.start(): m.end() for m in _NUMERALS.finditer(s)} if _NUMERALS.search(s) else {}
+    numerals = {m.start(): m.end() for m in _NUMERALS.finditer(s)} if _NUMERALS.search(s) else None
+    single = list(map(lf.get, s))  # `map` with a C method: the look-ups of the single characters at C speed
     for i in range(n - 1, -1, -1):
-        best, bestj = score[i + 1] - logtotal + (lf.get(s[i]) or 0.0), i + 1  # a single character is always a candidate
-        if i in numerals:  # a number in Chinese numerals, scored as a word of frequency 1
+        best, bestj = score[i + 1] - logtotal + (single[i] or 0.0), i + 1  # a single character is always a candidate
+        if numerals and i in numerals:  # a number in Chinese numerals, scored as a word of frequency 1
             j = numerals[i]
             if score[j] - logtotal >= best: best, bestj = score[j] - logtotal, j
-        j, frag = i + 2, s[i:i + 2]
-        while j <= n and frag in lf:
-            v = lf[frag]
-            if v is not None:
-                sc = score[j] + v - logtotal
-                if sc >= best: best, bestj = sc, j  # `>=`: on a tie the longer word wins
-            j += 1; frag = s[i:j]
+        j = i + 2
+        while j <= n:
+            frag = s[i:j]
+            if frag in lf:
+                v = lf[frag]
+                if v is not None:
+                    sc = score[j] + v - logtotal
+                    if sc >= best: best, bestj = sc, j  # `>=`: on a tie the longer word wins
+            elif j > i + 2: break  # see `_with_prefixes`: a stretch of two is looked up whatever it is
+            j += 1
         if unk is not None:  # a word of 2-4 characters the dictionary lacks, scored by the character model
             acc = lograte + begin.get(s[i], fb)
             for j in range(i + 2, min(i + 4, n) + 1):
@@ -431,21 +527,28 @@ def _path(end: list[int], offset: int = 0) -> list[int]:
 @patch
 def _best_path(self: Segmenter, s: str) -> list[int]:
     "End positions of the most probable split of the Han run `s` (already simplified)."
-    ends = _path(self._scores(s)[1])
-    if self.unknown is None: return ends
-    out, i, m = [], 0, len(ends)
-    while i < m:
-        a, j = ends[i - 1] if i else 0, i
-        while j < m and ends[j] - (ends[j - 1] if j else 0) == 1: j += 1  # words i..j-1 are single characters
-        if j - i >= 2: out += _path(self._scores(s[a:ends[j - 1]], self.unknown)[1], a); i = j
-        else: out.append(ends[i]); i += 1
+    end = self._scores(s)[1]  # the first word's end for each start: walked along the best path below
+    unk, n, out, i = self.unknown, len(s), [], 0
+    while i < n:
+        j = end[i]
+        if unk is not None and j == i + 1 and j < n and end[j] == j + 1:  # two single characters in a row start here
+            while j < n and end[j] == j + 1: j += 1  # to the end of the stretch of single characters
+            out += _path(self._scores(s[i:j], unk)[1], i)
+        else: out.append(j)
+        i = j
     return out
 
 # %% ../nbs/02_chinese.ipynb #cad415e2
+@functools.lru_cache(maxsize=8)
+def _adjacent(chars: frozenset) -> re.Pattern:
+    "A pattern for two characters of `chars` in a row."
+    return re.compile(f"[{re.escape(''.join(sorted(chars)))}]{{2}}")
+
+# %% ../nbs/02_chinese.ipynb #cad415e3
 @patch
 def _join_names(self: Segmenter, words: list[str], keys: list[str]) -> list[str]:
     "Join maximal runs (>= 2) of words made of transliteration characters that are single characters or unknown words."
-    if not self._translit: return words
+    if not self._translit or not _adjacent(self._translit).search("".join(keys)): return words  # no two in a row: no name
     out, run, lf, tr = [], [], self.dictionary.logfreq, self._translit
     for w, k in zip(words, keys):
         if (len(k) == 1 or lf.get(k) is None) and all(ch in tr for ch in k): run.append(w); continue
@@ -463,15 +566,17 @@ def _cut_han(self: Segmenter, run: str) -> list[str]:
     ends = self._best_path(s)
     starts = [0] + ends[:-1]
     words = [run[a:b] for a, b in zip(starts, ends)]
+    if not self._translit or not _adjacent(self._translit).search(s): return words  # no name here: skip the keys
     return self._join_names(words, [s[a:b] for a, b in zip(starts, ends)])
 
 # %% ../nbs/02_chinese.ipynb #d6a6541e
 _NAME_DOTS = "·•・"  # the interpunct and its look-alikes
+_NAME_DOT = re.compile(f"[{_NAME_DOTS}]")
 
 @patch
 def _join_dotted(self: Segmenter, words: list[str]) -> list[str]:
     "Join `name · name` when both sides are made of transliteration characters (阿卜杜勒·阿齐兹)."
-    if not self._translit or len(words) < 3: return words
+    if not self._translit or len(words) < 3 or not _NAME_DOT.search("".join(words)): return words
     isname = lambda w: all(ch in self._translit or ch in _NAME_DOTS for ch in to_simplified(w)) and _is_han(w[0])
     out, i = [], 0
     while i < len(words):
@@ -510,7 +615,6 @@ def cut(self: Segmenter,
     return out
 
 # %% ../nbs/02_chinese.ipynb #b01edab9
-_JOINER_CHAR = re.compile(f"[{_JOINER}]")
 _ALNUM_CHAR = re.compile(f"[{_LAT}{_DIG}]")
 
 def _mixed_starts(s: str, lead: int) -> list[int]:
@@ -528,8 +632,10 @@ def _mixed_spans(self: Segmenter, chunk: str) -> list[tuple[int, int]]:
     for i in _mixed_starts(s, self._lead):
         if i < done or (i and alnum(s[i]) and alnum(s[i - 1])): continue
         best, j = 0, i + 2
-        while j <= n and s[i:j] in lf:
-            if s[i:j] in d.mixed and not (j < n and alnum(s[j - 1]) and alnum(s[j])): best = j
+        while j <= n:
+            if s[i:j] not in lf:
+                if j > i + 2: break  # see `_with_prefixes`: a stretch of two is looked up whatever it is
+            elif s[i:j] in d.mixed and not (j < n and alnum(s[j - 1]) and alnum(s[j])): best = j
             j += 1
         if best: spans.append((i, best)); done = best
     return spans
@@ -561,9 +667,23 @@ def add_word(self: Segmenter,
 
 # %% ../nbs/02_chinese.ipynb #613e846f
 @patch
+def _pieces(self: Segmenter, text: str) -> list[tuple[str, str]]:
+    "`(kind, piece)` of simplified `text` as `cut` sees it: the dictionary's mixed words (kind `mixed`), the other atoms between."
+    out = []
+    for chunk in to_simplified(text).split():
+        at = 0
+        for a, b in self._mixed_spans(chunk): out += _atoms(chunk[at:a]); out.append(("mixed", chunk[a:b])); at = b
+        out += _atoms(chunk[at:])
+    return out
+
+# %% ../nbs/02_chinese.ipynb #613e846a
+@patch
 def _recount(self: Segmenter, texts: list[str], prior: dict[str, float]):
-    "One round of `adapt`: each dictionary word's frequency becomes its `prior` plus its count in `texts` as now cut."
-    d, counts = self.dictionary, Counter(to_simplified(w) for t in texts for w in self.cut(t))
+    "One round of `adapt`: each dictionary word's frequency becomes its `prior` plus its count in `texts` as now cut (Han runs by the DP)."
+    d, words = self.dictionary, []
+    pieces = Counter(p for t in texts for p in self._pieces(t))  # a piece the input repeats is cut once
+    for (kind, p), k in pieces.items(): words.extend((self._cut_han(p) if kind == "han" else [p]) * k)
+    counts = Counter(words)  # punctuation counts too: it is running text, and the total weighs unknown words against known
     for k, f in prior.items(): d.logfreq[k] = math.log(f + counts.get(k, 0))
     d.total = sum(prior.values()) + sum(c for k, c in counts.items() if k in prior)
 
@@ -599,8 +719,10 @@ def forward_maximum_matching(
         s, i, n = to_simplified(chunk), 0, len(chunk)
         while i < n:
             last, j = i + 1, i + 2  # the prefix keys stop the scan as soon as no longer word can match
-            while j <= n and s[i:j] in lf:
-                if lf[s[i:j]] is not None: last = j
+            while j <= n:
+                if s[i:j] not in lf:
+                    if j > i + 2: break  # see `_with_prefixes`: a stretch of two is looked up whatever it is
+                elif lf[s[i:j]] is not None: last = j
                 j += 1
             out.append(chunk[i:last]); i = last
     return out
