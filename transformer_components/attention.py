@@ -271,6 +271,18 @@ def _attn_bias(self: MultiHeadAttention, attn_bias, q_len: int, k_len: int, toke
     return own if attn_bias is None else own + attn_bias
 
 @patch
+def _attend(self: MultiHeadAttention, q, k, v, mask, causal, need_weights: bool, token_positions, attn_bias):
+    "Attention of the split heads `[batch, heads, len, head_dim]` under the module's rules: `(out, weights or None)`."
+    dropout = self.dropout if self.training else 0.0
+    if self.alibi and attn_bias is None and not need_weights:
+        return alibi_attention(q, k, v, mask, dropout, causal=causal, token_positions=token_positions), None
+    bias = self._attn_bias(attn_bias, q.shape[2], k.shape[2], token_positions, q.device)
+    if need_weights:
+        return attention(q, k, v, with_causal(mask, causal, q.shape[2], k.shape[2], q.device), dropout, need_weights=True, attn_bias=bias)
+    return fused_attention(q, k, v, mask, dropout, causal=causal, attn_bias=bias), None
+
+# %% ../nbs/21_attention.ipynb #cef34bd6
+@patch
 def forward(
     self: MultiHeadAttention,
     query: torch.Tensor,  # `[batch, q_len, embedding_dim]`
@@ -288,14 +300,7 @@ def forward(
     causal = self.causal if causal is None else causal
     q, k, v = self._project(query, key, value)
     if self.rotary is not None: q, k = self.rotary(q, k, token_positions=token_positions)
-    dropout = self.dropout if self.training else 0.0
-    if self.alibi and attn_bias is None and not need_weights:
-        out, weights = alibi_attention(q, k, v, mask, dropout, causal=causal, token_positions=token_positions), None
-    else:
-        bias = self._attn_bias(attn_bias, q.shape[2], k.shape[2], token_positions, q.device)
-        if need_weights: out, weights = attention(q, k, v, with_causal(mask, causal, q.shape[2], k.shape[2], q.device), dropout,
-                                                  need_weights=True, attn_bias=bias)
-        else: out, weights = fused_attention(q, k, v, mask, dropout, causal=causal, attn_bias=bias), None
+    out, weights = self._attend(q, k, v, mask, causal, need_weights, token_positions, attn_bias)
     out = self.out_proj(out.transpose(1, 2).flatten(-2))
     return (out, weights) if need_weights else out
 
