@@ -19,7 +19,7 @@ from .rope import RotaryEmbedding
 
 # %% auto #0
 __all__ = ['check_attn_bias', 'hide_unseen_keys', 'attention', 'with_causal', 'fused_attention', 'alibi_slopes', 'alibi_bias',
-           'alibi_attention', 'MultiHeadAttention']
+           'alibi_attention', 'MultiHeadAttention', 'cheap_dropout', 'Dropout']
 
 # %% ../nbs/21_attention.ipynb #d1cf7967
 def _check_attention_inputs(q, k, v, mask, dropout, scale) -> float:
@@ -356,3 +356,26 @@ def to_torch(self: MultiHeadAttention) -> nn.MultiheadAttention:
     mha = nn.MultiheadAttention(self.embedding_dim, self.num_heads, self.dropout, bias=self.in_proj_bias is not None,
                                 batch_first=True, device=w.device, dtype=w.dtype)
     return _copy_weights(mha, self)
+
+# %% ../nbs/21_attention.ipynb #drp001
+def cheap_dropout(
+    x: torch.Tensor,  # any shape
+    p: float,  # probability of zeroing an element, in [0, 1)
+) -> torch.Tensor:  # x's shape and dtype
+    "`F.dropout(x, p)` with the mask made from 16-bit slices of random 64-bit integers: ~2× faster draws on the CPU."
+    if check_number("p", p, 0, 1, high_open=True) == 0: return x
+    n = x.numel()
+    lanes = torch.randint(-2**63, 2**63 - 1, ((n + 3) // 4,), dtype=torch.int64, device=x.device).view(torch.int16)[:n]
+    keep = lanes.view(x.shape) >= round(p * 65536) - 32768  # an int16 lane is below the threshold with probability ≈ p
+    return x * keep.to(x.dtype).mul_(1 / (1 - p))
+
+class Dropout(nn.Module):
+    "`nn.Dropout(p)` on `cheap_dropout`: any shape in, the same shape out; identity in evaluation mode."
+    def __init__(self,
+                 p: float = 0.1,  # probability of zeroing an element, in [0, 1)
+                ):
+        super().__init__()
+        self.p = check_number("p", p, 0, 1, high_open=True)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor: return cheap_dropout(x, self.p) if self.training else x
+    def extra_repr(self) -> str: return f"p={self.p}"
