@@ -16,7 +16,7 @@ import torch.nn.functional as F
 from fastcore.basics import patch
 from torch import nn
 
-from .attention import Dropout, MultiHeadAttention
+from .attention import Dropout, MultiHeadAttention, Unpadding
 from .core import atomic_write, check_choice, check_number, check_positive_int, check_token_ids
 from .embeddings import (TokenEmbeddings, load_safetensors, load_safetensors_tensor, read_safetensors_header,
                                                save_safetensors)
@@ -105,14 +105,18 @@ def _ff(self: EncoderBlock, h):
 # %% ../nbs/41_encoder.ipynb #898f9b86
 @patch
 def forward(self: EncoderBlock,
-            x: torch.Tensor,  # `[batch, seq, embedding_dim]`
+            x: torch.Tensor,  # `[batch, seq, embedding_dim]`, or the real tokens `[n, embedding_dim]` of `unpadding`
             mask: torch.Tensor | None = None,  # bool, True = may attend, e.g. `padding_mask(ids)` `[batch, 1, 1, seq]`
             token_positions: torch.Tensor | None = None,  # positions for rotary attention, `[seq]` or `[batch, seq]`
             need_weights: bool = False,  # also return the attention weights `[batch, heads, seq, seq]`
+            unpadding: Unpadding | None = None,  # where the rows of an `[n, embedding_dim]` `x` lie in the padded batch
            ):
-    "`[batch, seq, embedding_dim]` (and the attention weights when asked)."
+    "`x`'s shape (and the attention weights when asked)."
+    if unpadding is not None and (mask is not None or need_weights):
+        raise ValueError("with unpadding the block attends under its padding mask and returns no weights: pass no mask, need_weights=False")
     h = self.norm1(x) if self.norm_first else x
-    res = self.self_attn(h, mask=mask, need_weights=need_weights, token_positions=token_positions)
+    if unpadding is not None: res = self.self_attn.forward_unpadded(h, unpadding, token_positions)
+    else: res = self.self_attn(h, mask=mask, need_weights=need_weights, token_positions=token_positions)
     out, w = res if need_weights else (res, None)
     if self.norm_first: x = x + self.dropout1(out); x = x + self._ff(self.norm2(x))
     else: x = self.norm1(x + self.dropout1(out)); x = self.norm2(x + self._ff(x))
@@ -155,12 +159,12 @@ def _check_input(self: TransformerEncoder, tokens, token_positions):
 # %% ../nbs/41_encoder.ipynb #50cdf470
 @patch
 def _embed(self: TransformerEncoder, tokens, token_positions):
-    "Token plus position vectors `[batch, seq, embedding_dim]` (token vectors only for rotary, alibi and none), zero at padding."
+    "Token plus position vectors `[batch, seq, embedding_dim]` (token vectors only for rotary, alibi and none), zero at padding; before dropout."
     x = self.token_embedding(tokens)
     if self.positional_encoding is not None: x = self.positional_encoding(x, token_positions)
     if self.embedding_norm is not None: x = self.embedding_norm(x)
     if self.config.pad_id is not None: x = x.masked_fill((tokens == self.config.pad_id).unsqueeze(-1), 0.0)
-    return self.dropout(x)
+    return x
 
 # %% ../nbs/41_encoder.ipynb #f2635794
 @patch
@@ -173,6 +177,8 @@ def forward(self: TransformerEncoder,
     "Contextual vectors `[batch, seq, embedding_dim]` (and the attention weights when asked)."
     self._check_input(tokens, token_positions)
     x = self._embed(tokens, token_positions)
+    if mask is None and not need_weights and self.layers: return self._forward_unpadded(x, tokens, token_positions)
+    x = self.dropout(x)
     if mask is None and self.config.pad_id is not None and self.layers: mask = padding_mask(tokens, self.config.pad_id)
     weights = []
     for layer in self.layers:
@@ -180,6 +186,16 @@ def forward(self: TransformerEncoder,
         if need_weights: x, w = x; weights.append(w)
     if self.norm is not None: x = self.norm(x)
     return (x, weights) if need_weights else x
+
+# %% ../nbs/41_encoder.ipynb #unp041
+@patch
+def _forward_unpadded(self: TransformerEncoder, x, tokens, token_positions):
+    "The blocks on the real tokens of `x` `[batch, seq, embedding_dim]` only; the result in that layout, zeros at padding."
+    pad_id = self.config.pad_id
+    unpadding = Unpadding(tokens != pad_id if pad_id is not None else torch.ones_like(tokens, dtype=torch.bool))
+    h = self.dropout(unpadding.unpad(x))  # [n, embedding_dim]
+    for layer in self.layers: h = layer(h, token_positions=token_positions, unpadding=unpadding)
+    return unpadding.pad(self.norm(h) if self.norm is not None else h)
 
 # %% ../nbs/41_encoder.ipynb #35c31332
 POOLINGS = ("cls", "mean")  # how `SentimentClassifier` turns `[batch, seq, d]` into `[batch, d]`
