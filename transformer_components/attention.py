@@ -433,7 +433,8 @@ def forward_unpadded(
     qkv = unpadding.pad(F.linear(x, self.in_proj_weight, self.in_proj_bias))  # [batch, seq, 3 * embedding_dim]
     q, k, v = (t.unflatten(-1, (self.num_heads, -1)).transpose(1, 2) for t in qkv.chunk(3, dim=-1))
     if self.rotary is not None: q, k = self.rotary(q, k, token_positions=token_positions)
-    if self.training and self.dropout and q.device.type == "cpu" and not self.alibi and self.causal in (None, False):
+    plain = not self.alibi and (self.causal is None or self.causal is False)  # no bias and no causal rule (an int 0 is one)
+    if self.training and self.dropout and plain and q.device.type == "cpu":
         out = _unpadded_train_attention(q, k, v, unpadding.mask, self.dropout)  # SDPA would take its unfused path
     else: out, _ = self._attend(q, k, v, unpadding.mask, self.causal, False, token_positions, None)
     return self.out_proj(unpadding.unpad(out.transpose(1, 2).flatten(-2)))
