@@ -9,8 +9,9 @@ best round is kept. Ours is timed three times: as `tc-train` steps it (`training
 available, and `tc-train`'s default gradient-norm clipping at 1.0), with the plain `torch.optim.AdamW` the peer gets
 and no clipping (the models alone compared), and like that once more with an explicit padding mask, which makes our
 encoder run its blocks on the whole padded batch as the peer does instead of on the real tokens only (`Unpadding`):
-the difference between those two lines is what skipping the padding buys. No shared data is needed (synthetic ids
-with sentence-like lengths; `tc-train` itself buckets lengths by default, which leaves less padding to skip).
+the difference between those two lines is what that path buys (skipping the padding, and on the CPU attention written
+out with cheaper dropout draws instead of SDPA's unfused fallback). No shared data is needed (synthetic ids with
+sentence-like lengths; `tc-train` itself buckets lengths by default, which leaves less padding to skip).
 """
 import time
 
