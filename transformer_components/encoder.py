@@ -16,7 +16,7 @@ import torch.nn.functional as F
 from fastcore.basics import patch
 from torch import nn
 
-from .attention import MultiHeadAttention
+from .attention import Dropout, MultiHeadAttention, Unpadding
 from .core import atomic_write, check_choice, check_number, check_positive_int, check_token_ids
 from .embeddings import (TokenEmbeddings, load_safetensors, load_safetensors_tensor, read_safetensors_header,
                                                save_safetensors)
@@ -26,7 +26,7 @@ from .rope import RotaryEmbedding
 
 # %% auto #0
 __all__ = ['POSITIONS', 'ACTIVATIONS', 'POOLINGS', 'MODEL_FORMAT', 'MODEL_VERSION', 'BERT_WORD_EMBEDDINGS', 'EncoderConfig',
-           'Dropout', 'EncoderBlock', 'TransformerEncoder', 'SentimentClassifier', 'file_sha256', 'read_model_config',
+           'EncoderBlock', 'TransformerEncoder', 'SentimentClassifier', 'file_sha256', 'read_model_config',
            'model_folder', 'encode_texts', 'pad_batch', 'load_bert_weights', 'load_bert_encoder', 'plot_attention']
 
 # %% ../nbs/41_encoder.ipynb #cfg001
@@ -80,24 +80,6 @@ def from_dict(cls: EncoderConfig,
     if unknown: raise ValueError(f"unknown encoder config keys {sorted(unknown)}; known: {[f.name for f in dataclasses.fields(cls)]}")
     return cls(**d)
 
-# %% ../nbs/41_encoder.ipynb #drp001
-class Dropout(nn.Module):
-    "`nn.Dropout(p)` with the mask made from 16-bit slices of random 64-bit integers: ~2× faster draws on the CPU."
-    def __init__(self,
-                 p: float = 0.1,  # probability of zeroing an element, in [0, 1)
-                ):
-        super().__init__()
-        self.p = check_number("p", p, 0, 1, high_open=True)
-        self._threshold = round(self.p * 65536) - 32768  # keep a lane whose int16 value is at least this
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:  # any shape, same shape out
-        if not self.training or self.p == 0: return x
-        n = x.numel()
-        lanes = torch.randint(-2**63, 2**63 - 1, ((n + 3) // 4,), dtype=torch.int64, device=x.device).view(torch.int16)[:n]
-        return x * (lanes.view(x.shape) >= self._threshold).to(x.dtype).mul_(1 / (1 - self.p))
-
-    def extra_repr(self) -> str: return f"p={self.p}"
-
 # %% ../nbs/41_encoder.ipynb #a652fd7d
 class EncoderBlock(nn.Module):
     "Self-attention + feed-forward with residuals: `[batch, seq, embedding_dim]` → `[batch, seq, embedding_dim]`."
@@ -123,14 +105,18 @@ def _ff(self: EncoderBlock, h):
 # %% ../nbs/41_encoder.ipynb #898f9b86
 @patch
 def forward(self: EncoderBlock,
-            x: torch.Tensor,  # `[batch, seq, embedding_dim]`
+            x: torch.Tensor,  # `[batch, seq, embedding_dim]`, or the real tokens `[n, embedding_dim]` of `unpadding`
             mask: torch.Tensor | None = None,  # bool, True = may attend, e.g. `padding_mask(ids)` `[batch, 1, 1, seq]`
             token_positions: torch.Tensor | None = None,  # positions for rotary attention, `[seq]` or `[batch, seq]`
             need_weights: bool = False,  # also return the attention weights `[batch, heads, seq, seq]`
+            unpadding: Unpadding | None = None,  # where the rows of an `[n, embedding_dim]` `x` lie in the padded batch
            ):
-    "`[batch, seq, embedding_dim]` (and the attention weights when asked)."
+    "`x`'s shape (and the attention weights when asked)."
+    if unpadding is not None and (mask is not None or need_weights):
+        raise ValueError("with unpadding the block attends under its padding mask and returns no weights: pass no mask, need_weights=False")
     h = self.norm1(x) if self.norm_first else x
-    res = self.self_attn(h, mask=mask, need_weights=need_weights, token_positions=token_positions)
+    if unpadding is not None: res = self.self_attn.forward_unpadded(h, unpadding, token_positions)
+    else: res = self.self_attn(h, mask=mask, need_weights=need_weights, token_positions=token_positions)
     out, w = res if need_weights else (res, None)
     if self.norm_first: x = x + self.dropout1(out); x = x + self._ff(self.norm2(x))
     else: x = self.norm1(x + self.dropout1(out)); x = self.norm2(x + self._ff(x))
@@ -173,12 +159,12 @@ def _check_input(self: TransformerEncoder, tokens, token_positions):
 # %% ../nbs/41_encoder.ipynb #50cdf470
 @patch
 def _embed(self: TransformerEncoder, tokens, token_positions):
-    "Token plus position vectors `[batch, seq, embedding_dim]` (token vectors only for rotary, alibi and none), zero at padding."
+    "Token plus position vectors `[batch, seq, embedding_dim]` (token vectors only for rotary, alibi and none), zero at padding; before dropout."
     x = self.token_embedding(tokens)
     if self.positional_encoding is not None: x = self.positional_encoding(x, token_positions)
     if self.embedding_norm is not None: x = self.embedding_norm(x)
     if self.config.pad_id is not None: x = x.masked_fill((tokens == self.config.pad_id).unsqueeze(-1), 0.0)
-    return self.dropout(x)
+    return x
 
 # %% ../nbs/41_encoder.ipynb #f2635794
 @patch
@@ -191,6 +177,8 @@ def forward(self: TransformerEncoder,
     "Contextual vectors `[batch, seq, embedding_dim]` (and the attention weights when asked)."
     self._check_input(tokens, token_positions)
     x = self._embed(tokens, token_positions)
+    if mask is None and not need_weights and self.layers: return self._forward_unpadded(x, tokens, token_positions)
+    x = self.dropout(x)
     if mask is None and self.config.pad_id is not None and self.layers: mask = padding_mask(tokens, self.config.pad_id)
     weights = []
     for layer in self.layers:
@@ -198,6 +186,16 @@ def forward(self: TransformerEncoder,
         if need_weights: x, w = x; weights.append(w)
     if self.norm is not None: x = self.norm(x)
     return (x, weights) if need_weights else x
+
+# %% ../nbs/41_encoder.ipynb #unp041
+@patch
+def _forward_unpadded(self: TransformerEncoder, x, tokens, token_positions):
+    "The blocks on the real tokens of `x` `[batch, seq, embedding_dim]` only; the result in that layout, zeros at padding."
+    pad_id = self.config.pad_id
+    unpadding = Unpadding(tokens != pad_id if pad_id is not None else torch.ones_like(tokens, dtype=torch.bool))
+    h = self.dropout(unpadding.unpad(x))  # [n, embedding_dim]
+    for layer in self.layers: h = layer(h, token_positions=token_positions, unpadding=unpadding)
+    return unpadding.pad(self.norm(h) if self.norm is not None else h)
 
 # %% ../nbs/41_encoder.ipynb #35c31332
 POOLINGS = ("cls", "mean")  # how `SentimentClassifier` turns `[batch, seq, d]` into `[batch, d]`
