@@ -36,8 +36,8 @@ from .wordpiece import WordPiece
 # %% auto #0
 __all__ = ['STATE_FORMAT', 'RUN_FORMAT', 'RESUME_KEYS', 'RESUMABLE', 'make_batches', 'shard_batches', 'warmup_linear',
            'time_decay', 'CheckpointError', 'state_digest', 'save_state', 'load_state', 'weights_digest', 'RunFolder',
-           'TrainConfig', 'train_record', 'evaluate', 'LoopState', 'adamw', 'Trainer', 'fit', 'plot_history',
-           'plot_confusion', 'class_names', 'tc_train', 'confusion_table', 'tc_eval', 'tc_predict']
+           'TrainConfig', 'train_record', 'evaluate', 'LoopState', 'adamw', 'ThreadTuner', 'Trainer', 'fit',
+           'plot_history', 'plot_confusion', 'class_names', 'tc_train', 'confusion_table', 'tc_eval', 'tc_predict']
 
 # %% ../nbs/42_training.ipynb #e0434ad1
 def make_batches(
@@ -374,6 +374,42 @@ def adamw(
     try: return torch.optim.AdamW(groups, lr=cfg.lr, fused=True)
     except (RuntimeError, TypeError): return torch.optim.AdamW(groups, lr=cfg.lr)  # an older torch or a device without it
 
+# %% ../nbs/42_training.ipynb #thr102
+class ThreadTuner:
+    "Picks the faster of 1 and `threads` torch threads for CPU training by timing steps with each, again every `every` steps."
+    def __init__(self,
+                 threads: int,  # the most threads to use (>= 2)
+                 every: int = 200,  # steps between checks
+                 probe: int = 8,  # steps timed with each setting at a check (>= 2: the first is not counted)
+                ):
+        check_positive_int("threads", threads); check_positive_int("probe", probe); check_positive_int("every", every)
+        if threads < 2 or probe < 2 or every <= 2 * probe:
+            raise ValueError(f"ThreadTuner needs threads >= 2, probe >= 2 and every > 2 * probe, got {threads}, {probe}, {every}")
+        self.threads, self.every, self.probe = threads, every, probe
+        self.calls, self.choice, self.timed = 0, threads, {}
+
+# %% ../nbs/42_training.ipynb #thr103
+@patch
+def setting(self: ThreadTuner) -> int:
+    "The thread count for the next step: 1 for `probe` steps, `threads` for `probe` steps, then the faster of the two."
+    k = self.calls % self.every
+    return 1 if k < self.probe else self.threads if k < 2 * self.probe else self.choice
+
+@patch
+def record(self: ThreadTuner,
+           seconds: float,  # how long the step just run took
+           tokens: int,  # how many tokens it trained on
+          ) -> int | None:
+    "Count the step just run under `setting()`; returns the new choice when a check ends in a change, else `None`."
+    k, n = self.calls % self.every, self.setting()
+    self.calls += 1
+    if k < 2 * self.probe and k % self.probe:
+        s, t = self.timed.get(n, (0.0, 0)); self.timed[n] = (s + seconds, t + tokens)
+    if k != 2 * self.probe - 1: return None
+    rate = {m: s / t for m, (s, t) in self.timed.items()}  # seconds per token
+    old, self.choice, self.timed = self.choice, min(rate, key=rate.get), {}
+    return None if self.choice == old else self.choice
+
 # %% ../nbs/42_training.ipynb #trn003
 class Trainer:
     "One training run of a classifier: model, optimizer, schedule, data, and where the run stands."
@@ -397,6 +433,9 @@ class Trainer:
         by_step, self.time_factor = warmup_linear(cfg.epochs * len(self.batches(0)), cfg.warmup), 1.0  # `out_of_time` updates the latter
         self.sched = torch.optim.lr_scheduler.LambdaLR(self.opt, lambda step: min(by_step(step), self.time_factor))
         self.state, self.start = LoopState(), time.monotonic()
+        # a time budget turns speed into accuracy: on a CPU, pick the faster thread count as the machine's load changes
+        alone = cfg.max_minutes is not None and self.dev.type == "cpu" and self.world == 1 and torch.get_num_threads() > 1
+        self.tuner = ThreadTuner(torch.get_num_threads()) if alone else None
 
 # %% ../nbs/42_training.ipynb #trn004
 @patch
@@ -426,6 +465,19 @@ def step(self: Trainer, idx: list[int]) -> tuple[float, int]:
     self.opt.step(); self.sched.step()
     return loss.item() * len(idx), int((logits.argmax(-1) == y).sum())
 
+# %% ../nbs/42_training.ipynb #thr105
+@patch
+def timed_step(self: Trainer, idx: list[int]) -> tuple[float, int]:
+    "`step`, run with the thread count the tuner picks (when the run has one), which then learns how long it took."
+    if self.tuner is None: return self.step(idx)
+    if torch.get_num_threads() != (n := self.tuner.setting()): torch.set_num_threads(n)
+    start = time.perf_counter()
+    out = self.step(idx)
+    change = self.tuner.record(time.perf_counter() - start, sum(self.lengths[j] for j in idx))
+    if change is not None:
+        self.log(f"training on {change} of {self.tuner.threads} CPU threads now: faster under this machine's current load")
+    return out
+
 # %% ../nbs/42_training.ipynb #trn005
 @patch
 def out_of_time(self: Trainer) -> bool:
@@ -447,7 +499,7 @@ def train_epoch(self: Trainer) -> bool:
     bar = ProgressBar(len(batches), f"epoch {s.epoch + 1}/{self.cfg.epochs}") if self.show_progress and self.rank == 0 else None
     self.net.train()
     for i in range(s.step, len(batches)):
-        loss, correct = self.step(batches[i])
+        loss, correct = self.timed_step(batches[i])
         s.sums = [s.sums[0] + loss, s.sums[1] + correct, s.sums[2] + len(batches[i])]
         s.step, s.global_step = i + 1, s.global_step + 1
         if s.global_step % self.cfg.log_every == 0: s.history["curve"].append([s.global_step, s.sums[0] / s.sums[2], s.sums[1] / s.sums[2]])
@@ -517,10 +569,13 @@ def train_all(self: Trainer,
     if resume and self.run is None: raise ValueError("resume=True needs the run folder that holds last.pt")
     if resume and self.run.last.is_file(): self.restore()
     elif resume: self.log(f"{self.run.last} does not exist yet (the run was stopped before its first save): starting the run from its first step")
-    while self.state.epoch < self.cfg.epochs:
-        limit = self.train_epoch()
-        self.end_epoch()
-        if limit: break
+    try:
+        while self.state.epoch < self.cfg.epochs:
+            limit = self.train_epoch()
+            self.end_epoch()
+            if limit: break
+    finally:
+        if self.tuner: torch.set_num_threads(self.tuner.threads)
 
 # %% ../nbs/42_training.ipynb #d555eac1
 def fit(
