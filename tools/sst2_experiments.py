@@ -27,28 +27,23 @@ from pathlib import Path
 import torch
 import torch.nn.functional as F
 
-from transformer_components.core import shared_data
 from transformer_components.embeddings import load_glove, load_safetensors_tensor
 from transformer_components.encoder import EncoderConfig, SentimentClassifier, encode_texts, pad_batch
-from transformer_components.sentiment_data import read_sentiment_file
 from transformer_components.tokenizer_loading import load_tokenizer
 from transformer_components.training import _pretrained_tokenizer, make_batches, warmup_linear
+
+from sst2_split import VALID_N, VALID_SEED, phrases_inside, read  # the same files, sentences and phrase rule as the split tc-train runs use
 from transformer_components.wordpiece import WordPiece
 
 
-def read(*parts):
-    "(text, label) pairs of a file under ../shared/data/sentiment, read by the library's loader."
-    d = read_sentiment_file(shared_data("sentiment", *parts))
-    return list(zip(d.texts, d.labels))
-
-def leak_free_split(n_valid=700, seed=123):
+def leak_free_split(n_valid=VALID_N, seed=VALID_SEED):
     "(train phrases, held-out sentences, test sentences) with no multi-word training phrase inside a held-out sentence."
     train = read("sst2_glue_alps", "train.tsv") + read("sst2_glue_alps", "dev.tsv")
     kim, test = read("sst2_sentence_kim2014", "stsa.binary.train"), read("sst2_sentence_kim2014", "stsa.binary.dev")
     known = {t for t, _ in train}
     held = set(random.Random(seed).sample(sorted(t for t, _ in kim if t in known), n_valid))  # (a sentence listed twice is twice as likely)
     valid = [(t, l) for t, l in kim if t in held]
-    inside = {" ".join(w[i:j]) for t in held for w in [t.split()] for i in range(len(w)) for j in range(i + 2, len(w) + 1)}
+    inside = phrases_inside(held)
     return [(t, l) for t, l in train if t not in inside], valid, test, {t for t, _ in kim}
 
 def naive_bayes(train, sets):
