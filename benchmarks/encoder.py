@@ -1,7 +1,7 @@
 """Training throughput (real tokens per second) of our SentimentClassifier against the same-size classifier built
 from PyTorch's nn.TransformerEncoder, measured in one run on the same batches.
 
-Run: python benchmarks/encoder.py [--threads N] [--rounds R]
+Run: python benchmarks/encoder.py [--threads N] [--rounds R] [--device cuda] [--dim D --layers L --heads H --ff F --batch B]
 Both models: token + learned position embeddings, pre-norm encoder blocks with a final LayerNorm, masked mean
 pooling, a linear head; same parameter count, dropout 0.1, AdamW. One training step = forward, cross-entropy,
 backward, optimizer step, on a dynamically padded batch. Each step is timed round-robin over the models and the
@@ -11,7 +11,9 @@ and no clipping (the models alone compared), and like that once more with an exp
 encoder run its blocks on the whole padded batch as the peer does instead of on the real tokens only (`Unpadding`):
 the difference between those two lines is what that path buys (skipping the padding, and on the CPU attention written
 out with cheaper dropout draws instead of SDPA's unfused fallback). No shared data is needed (synthetic ids with
-sentence-like lengths; `tc-train` itself buckets lengths by default, which leaves less padding to skip).
+sentence-like lengths; `tc-train` itself buckets lengths by default, which leaves less padding to skip). On a GPU
+(`--device cuda`) each step is timed between two synchronizations; the unpadded path pays two host syncs a forward
+(the real-token count and the longest sequence), which a GPU feels more than a CPU.
 """
 import time
 
@@ -48,23 +50,26 @@ class PaddedBlocks(SentimentClassifier):
         return torch.where(keep, h, 0.0).sum(1) / keep.sum(1).clamp_min(1)
 
 
-def main(vocab=8000, dim=96, layers=2, heads=4, ff=192, batch=64, n_batches=8, rounds=10):
+def main(vocab=8000, dim=96, layers=2, heads=4, ff=192, batch=64, n_batches=8, rounds=10, device="cpu"):
     torch.manual_seed(0)
     g = torch.Generator().manual_seed(0)
     batches = []
     for _ in range(n_batches):
         lengths = torch.randint(4, 40, (batch,), generator=g).tolist()
         ids = pad_batch([[2] + torch.randint(5, vocab, (n - 2,), generator=g).tolist() + [3] for n in lengths])
-        batches.append((ids, torch.randint(0, 2, (batch,), generator=g), sum(lengths)))
+        batches.append((ids.to(device), torch.randint(0, 2, (batch,), generator=g).to(device), sum(lengths)))
     config = EncoderConfig(vocab, dim, layers, heads, ff, max_seq_len=64, dropout=0.1)
     tc = TrainConfig(lr=1e-3, weight_decay=0.01)  # tc-train's defaults otherwise (clip 1.0)
     models = {"ours, as tc-train trains it": SentimentClassifier(config), "ours, plain AdamW": SentimentClassifier(config),
               "ours, plain AdamW, padded": PaddedBlocks(config), "nn.TransformerEncoder": TorchClassifier(vocab, dim, layers, heads, ff, 64, 0.1)}
+    models = {k: m.to(device) for k, m in models.items()}
     n_ours, n_peer = (sum(p.numel() for p in models[k].parameters()) for k in ("ours, plain AdamW", "nn.TransformerEncoder"))
     assert n_ours == n_peer, (n_ours, n_peer)
     opts = {k: adamw(m.train(), tc) if k.endswith("trains it") else torch.optim.AdamW(m.train().parameters(), 1e-3)
             for k, m in models.items()}
-    clock = time.thread_time if torch.get_num_threads() == 1 else time.perf_counter
+    cuda = torch.device(device).type == "cuda"
+    sync = torch.cuda.synchronize if cuda else (lambda: None)
+    clock = time.thread_time if torch.get_num_threads() == 1 and not cuda else time.perf_counter
     def step(k, ids, y):
         loss = F.cross_entropy(models[k](ids), y)
         opts[k].zero_grad(set_to_none=True); loss.backward()
@@ -76,12 +81,12 @@ def main(vocab=8000, dim=96, layers=2, heads=4, ff=192, batch=64, n_batches=8, r
     for _ in range(rounds):
         for i, (ids, y, _) in enumerate(batches):
             for k in models:
-                t = clock(); step(k, ids, y); best[k][i] = min(best[k][i], clock() - t)
+                sync(); t = clock(); step(k, ids, y); sync(); best[k][i] = min(best[k][i], clock() - t)
     tokens = sum(n for *_, n in batches)
     rate = {k: tokens / sum(v) for k, v in best.items()}
     print(f"training step, vocab {vocab:,}, dim {dim}, {layers} layers, {heads} heads, ff {ff}, batch {batch}, "
           f"{n_batches} batches (lengths 4-39, {tokens:,} real tokens), {n_ours:,} parameters each, "
-          f"{torch.get_num_threads()} threads, best of {rounds} rounds")
+          f"{torch.cuda.get_device_name(device) if cuda else f'{torch.get_num_threads()} threads'}, best of {rounds} rounds")
     for k, r in rate.items(): print(f"{k:30s} {r:10,.0f} tokens/s")
     for k in list(rate)[:3]:
         print(f"{k} / nn.TransformerEncoder: {rate[k] / rate['nn.TransformerEncoder']:.2f}x" + (" (target >= 1.3x)" if k != "ours, plain AdamW, padded" else ""))
@@ -92,6 +97,9 @@ if __name__ == "__main__":
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--threads", type=int, default=1, help="torch threads (1: timed with thread CPU time)")
     ap.add_argument("--rounds", type=int, default=10, help="timed rounds (the best is kept)")
+    ap.add_argument("--device", default="cpu", help="where to train (cpu, cuda, mps)")
+    for name, default in (("dim", 96), ("layers", 2), ("heads", 4), ("ff", 192), ("batch", 64)):
+        ap.add_argument(f"--{name}", type=int, default=default, help=f"model/batch size (default {default})")
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
-    main(rounds=args.rounds)
+    main(dim=args.dim, layers=args.layers, heads=args.heads, ff=args.ff, batch=args.batch, rounds=args.rounds, device=args.device)
