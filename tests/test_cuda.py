@@ -2,7 +2,6 @@
 masked) for every kind of position, a training step's gradients, and a tc-train run whose saved model then gives
 the same predictions on a machine without a GPU. Skipped where no GPU is visible (CI, most machines)."""
 import json
-import os
 
 import pytest
 import torch
@@ -87,7 +86,6 @@ def test_tc_train_on_cuda_then_predict_on_cpu(tmp_path, env):
 
 def test_resume_on_cuda_continues_the_run(tmp_path, env):
     "A run stopped by --max-steps and resumed ends where an uninterrupted one does (to float tolerance: CUDA kernels may add in any order)."
-    from test_training_cli import state_digest_of  # noqa: F401  (same helpers as the CPU tests)
     from transformer_components.training import load_state
     data = toy_file(tmp_path / "train.tsv", 200)
     args = ["--train", data, "--epochs", "2", "--batch-size", "8", "--save-every", "5", *SMALL]
