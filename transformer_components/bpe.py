@@ -393,19 +393,6 @@ def _symbol_counts(self: BPETokenizer, word: str) -> list[int]:
         counts.append(n); k += n
     return counts
 
-# %% ../nbs/04_bpe.ipynb #bp000004
-@patch
-def _offsets(self: BPETokenizer, inputs) -> list[tuple[int, int]]:
-    "`(start, end)` characters of each token of `encode`: `inputs` is the text, or the text and its added-token segments."
-    return self._plain_offsets(inputs) if isinstance(inputs, str) else self._segment_offsets(*inputs, self._plain_offsets)
-
-# %% ../nbs/04_bpe.ipynb #42b21db7
-@patch
-def _tokens_of(self: BPETokenizer, ids, inputs=None) -> list[str]:
-    "The token of each id (for an added token, the text it matched)."
-    if isinstance(inputs, tuple): return self._segment_tokens(*inputs, self._plain_ids)
-    return list(map(self._id_token.__getitem__, ids))
-
 # %% ../nbs/04_bpe.ipynb #b1647a85
 @patch
 def _plain_offsets(self: BPETokenizer, text: str) -> list[tuple[int, int]]:

@@ -164,10 +164,16 @@ def id_to_token(self: Tokenizer, token_id: int) -> str:
 @patch
 def _tokens_of(self: Tokenizer,
                ids: Iterable[int],  # ids the tokenizer produced itself, so unchecked
-               inputs=None,  # what `encode` kept for its `Encoding` (tokenizers with added tokens look at it)
+               inputs=None,  # what `encode` kept for its `Encoding`: the text, or the text and its added-token segments
               ) -> list[str]:
-    "The token of each id."
+    "The token of each id (for an added token, the text it matched)."
+    if isinstance(inputs, tuple): return self._segment_tokens(*inputs, self._plain_ids)
     return list(map(self._id_token.__getitem__, ids))
+
+@patch
+def _offsets(self: Tokenizer, inputs) -> list[tuple[int, int]]:
+    "`(start, end)` in the text of each token of `encode`, from the subclass's `_plain_offsets` and the added-token segments."
+    return self._plain_offsets(inputs) if isinstance(inputs, str) else self._segment_offsets(*inputs, self._plain_offsets)
 
 # %% ../nbs/01_tokenizer.ipynb #tk000026
 @patch

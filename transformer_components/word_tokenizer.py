@@ -202,19 +202,6 @@ def decode(self: WordTokenizer,
     if isinstance(ids, (str, bytes)): raise TypeError(f"ids must be a sequence of int ids, got {type(ids).__name__}")
     return self._text_of(ids, "ids")
 
-# %% ../nbs/02_word_tokenizer.ipynb #wt000008
-@patch
-def _offsets(self: WordTokenizer, inputs) -> list[tuple[int, int]]:
-    "`(start, end)` in the text of each token of `encode`: `inputs` is the text, or the text and its added-token segments."
-    return self._plain_offsets(inputs) if isinstance(inputs, str) else self._segment_offsets(*inputs, self._plain_offsets)
-
-# %% ../nbs/02_word_tokenizer.ipynb #0fc642fe
-@patch
-def _tokens_of(self: WordTokenizer, ids, inputs=None) -> list[str]:
-    "The token of each id (for an added token, the text it matched)."
-    if isinstance(inputs, tuple): return self._segment_tokens(*inputs, self._plain_ids)
-    return list(map(self._id_token.__getitem__, ids))
-
 # %% ../nbs/02_word_tokenizer.ipynb #48dedc5a
 @patch
 def _plain_offsets(self: WordTokenizer, text: str) -> list[tuple[int, int]]:
