@@ -44,7 +44,6 @@ def _data_candidates(start: Path | None = None) -> list[Path]:
             if cand not in seen: seen.add(cand); out.append(cand)
     return out
 
-# %% ../nbs/00_core.ipynb #6757a0c1
 def find_shared_data(
     start: str | Path | None = None,  # where the upward search begins (default: the working directory)
 ) -> Path | None:
@@ -55,7 +54,6 @@ def find_shared_data(
 class MissingDataError(FileNotFoundError):
     "Raised when a test or benchmark asks for shared data that is not on this machine."
 
-# %% ../nbs/00_core.ipynb #ca2739f3
 def shared_data(
     *parts: str,  # path inside the data folder, e.g. `"vocab", "gpt2", "vocab.json"` or `"vocab/gpt2/vocab.json"`
     start: str | Path | None = None,  # where the upward search begins
@@ -71,7 +69,6 @@ def shared_data(
         raise MissingDataError(f"{'/'.join(parts)!r} is not in the shared data folder {root}.")
     return path
 
-# %% ../nbs/00_core.ipynb #514e0c78
 def has_shared_data(*parts: str) -> bool:
     "Whether the shared data (or the given path inside it) is present."
     try: shared_data(*parts); return True
@@ -118,7 +115,6 @@ def atomic_write(
 class FolderLockedError(OSError):
     "Another process holds the lock on a folder."
 
-# %% ../nbs/00_core.ipynb #b5e158a2
 def _try_lock(fd: int) -> bool:
     "Take an exclusive lock on the open file `fd` without waiting; False when another process holds it."
     try:
@@ -203,8 +199,8 @@ def check_token_ids(
     import torch
     if not isinstance(ids, torch.Tensor):
         raise TypeError(f"{name} must be a torch.Tensor of integer ids, got {type(ids).__name__}")
-    if ids.dtype.is_floating_point or ids.dtype.is_complex or ids.dtype == torch.bool:
-        raise TypeError(f"{name} must hold integer ids (torch.long), got dtype {ids.dtype}")
+    if ids.dtype not in (torch.int64, torch.int32):  # the dtypes nn.Embedding takes
+        raise TypeError(f"{name} must hold integer ids (torch.long or torch.int), got dtype {ids.dtype}")
     if ids.numel() and vocab_size is not None:
         lo, hi = int(ids.min()), int(ids.max())
         if lo < 0 or hi >= vocab_size:
@@ -249,6 +245,13 @@ class ProgressBar:
         elif getattr(self, "_last_done", None) != self.done: self.file.write(self.render() + "\n")
         self.file.flush()
 
+# %% ../nbs/00_core.ipynb #fe599458
+def _dashed(arg: str) -> str:
+    "`--vocab_size=8` -> `--vocab-size=8`; values and positional arguments are left alone."
+    if not arg.startswith("--") or arg == "--": return arg
+    name, eq, value = arg[2:].partition("=")
+    return "--" + name.replace("_", "-") + eq + value
+
 # %% ../nbs/00_core.ipynb #cli001
 class _HelpFormatter(argparse.RawDescriptionHelpFormatter):
     "Keeps the examples' line breaks and shows defaults that say something (not `None`, not `False`)."
@@ -258,20 +261,12 @@ class _HelpFormatter(argparse.RawDescriptionHelpFormatter):
             text += " (default: %(default)s)"
         return text
 
-# %% ../nbs/00_core.ipynb #e641746e
 class CommandParser(argparse.ArgumentParser):
     "An `ArgumentParser` that also takes `--long_option` for `--long-option`."
     def parse_known_args(self, args=None, namespace=None):
         args = sys.argv[1:] if args is None else list(args)
         stop = args.index("--") if "--" in args else len(args)
         return super().parse_known_args([_dashed(a) for a in args[:stop]] + args[stop:], namespace)
-
-# %% ../nbs/00_core.ipynb #fe599458
-def _dashed(arg: str) -> str:
-    "`--vocab_size=8` -> `--vocab-size=8`; values and positional arguments are left alone."
-    if not arg.startswith("--") or arg == "--": return arg
-    name, eq, value = arg[2:].partition("=")
-    return "--" + name.replace("_", "-") + eq + value
 
 # %% ../nbs/00_core.ipynb #cli003
 def command_parser(
