@@ -61,8 +61,9 @@ install-check: setup ## build sdist + wheel, install the wheel (no extras) into 
 
 test: check-clean check-export check-readme install-check nbtest pytest ## all checks; pytest's summary line closes the run
 
-bench: export ## run the benchmarks against peers (prints ratios measured in one run)
-	@for f in benchmarks/[!_]*.py; do echo "== $$f"; $(PY) $$f; done
+bench: export ## run every benchmark against its peers (ratios measured in one run); names the scripts that failed
+	@failed=""; for f in benchmarks/[!_]*.py; do echo "== $$f"; $(PY) $$f $(BENCH_ARGS) || failed="$$failed $$f"; done; \
+	if [ -n "$$failed" ]; then echo "make bench: failed:$$failed" >&2; exit 1; fi; echo "make bench: every script ran to the end"
 
 clean: ## remove build outputs (keeps .venv)
 	rm -rf _docs _proc _exec .pytest_cache
