@@ -364,8 +364,7 @@ def add_special_tokens(self: Tokenizer,
     if isinstance(tokens, (str, AddedToken)): raise TypeError("tokens must be a list of str or AddedToken, got one: wrap it in a list")
     ids = []
     for t in tokens:
-        if not isinstance(t, (str, AddedToken)): raise TypeError(f"tokens must hold str or AddedToken, got {type(t).__name__}")
-        t = AddedToken(t) if isinstance(t, str) else replace(t, special=True)
+        t = replace(t, special=True) if isinstance(t, AddedToken) else AddedToken(t)  # which checks the content
         self._check_added(t)
         i, known = self._vocab.get(t.content), self._added.get(t.content)
         in_model = known.in_model if known else i is not None
