@@ -23,7 +23,7 @@ __all__ = ['TRAINERS', 'tokenize_stream', 'special_option', 'tc_tokenize', 'read
 
 # %% ../nbs/07_tokenizer_cli.ipynb #a2608f85
 def _encode_line(tok: Tokenizer, raw: bytes, n: int, allowed_special, disallowed_special) -> Encoding:
-    "The `Encoding` of stdin line `n` (UTF-8, its line ending dropped); `ValueError` naming the line for bytes that are not UTF-8 or special text that may not be encoded."
+    "The `Encoding` of stdin line `n` without its line ending; `ValueError` naming the line for bad UTF-8 or disallowed special text."
     try: return tok.encode(raw.decode("utf-8").removesuffix("\n").removesuffix("\r"),
                            allowed_special=allowed_special, disallowed_special=disallowed_special)
     except UnicodeDecodeError as e:

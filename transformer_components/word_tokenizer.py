@@ -235,7 +235,8 @@ def from_vocab(cls: WordTokenizer,
     if "num_words" in kwargs: raise TypeError("from_vocab takes no num_words: the vocabulary fixes the ids")
     ids = sorted(word_index.values())
     if ids != list(range(1, len(ids) + 1)):
-        raise ValueError(f"word_index ids must be 1..{len(ids)} without gaps, no two words with the same id (0 is padding); got {ids[:10]}{' ...' if len(ids) > 10 else ''}")
+        raise ValueError(f"word_index ids must be 1..{len(ids)} without gaps, no two words with the same id (0 is padding); "
+                         f"got {ids[:10]}{' ...' if len(ids) > 10 else ''}")
     self = cls(oov_token=oov_token, **kwargs)
     if oov_token is not None and word_index.get(oov_token) != 1: raise ValueError(f"oov_token {oov_token!r} must be in word_index with id 1")
     if self.pad_token in word_index: raise ValueError(f"word_index holds the padding token {self.pad_token!r}, which is id 0")
