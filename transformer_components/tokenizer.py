@@ -21,79 +21,8 @@ from fastcore.basics import patch
 from .core import atomic_write, check_positive_int
 
 # %% auto #0
-__all__ = ['WHITE_SPACE', 'Encoding', 'Tokenizer', 'AddedToken', 'added_token_json', 'parse_added_token',
+__all__ = ['WHITE_SPACE', 'Tokenizer', 'Encoding', 'AddedToken', 'added_token_json', 'parse_added_token',
            'DisallowedSpecialToken', 'find_added', 'read_added_tokens']
-
-# %% ../nbs/01_tokenizer.ipynb #tk000008
-class Encoding(list):
-    "The ids of one text (`list[int]`, the object itself), with `tokens`, `offsets`, `type_ids` and `attention_mask`."
-    __slots__ = ("_tokens", "_offsets", "_type_ids", "_source", "_inputs")
-
-    def __init__(self,
-                 ids: Iterable[int] = (),  # token ids
-                 tokens: list[str] | None = None,  # the token string of each id
-                 offsets: list[tuple[int, int]] | None = None,  # `(start, end)` characters of the text each token covers
-                 type_ids: list[int] | None = None,  # 0 for the first text, 1 for a pair's second (default all 0)
-                ):
-        super().__init__(ids)
-        for name, v in (("tokens", tokens), ("offsets", offsets), ("type_ids", type_ids)):
-            if v is not None and len(v) != len(self): raise ValueError(f"{name} has {len(v)} entries for {len(self)} ids")
-        self._tokens, self._offsets, self._type_ids = tokens, offsets, type_ids
-
-# %% ../nbs/01_tokenizer.ipynb #tk000010
-@patch(as_prop=True)
-def ids(self: Encoding) -> list[int]:
-    "The token ids, as a plain `list[int]` (a copy: the `Encoding` itself is already that list)."
-    return list.copy(self)
-
-@patch(as_prop=True)
-def type_ids(self: Encoding) -> list[int]:
-    "0 for each token of the first text, 1 for the second text of a pair."
-    if getattr(self, "_type_ids", None) is None: self._type_ids = [0] * len(self)
-    return self._type_ids
-
-@patch(as_prop=True)
-def attention_mask(self: Encoding) -> list[int]:
-    "1 for every token (nothing is padded in an `Encoding`)."
-    return [1] * len(self)
-
-# %% ../nbs/01_tokenizer.ipynb #tk000037
-_new_list = list.__new__
-
-def _lazy(cls,
-          ids: Iterable[int],  # token ids
-          source,  # the tokenizer: `source._tokens_of(ids)` and `source._offsets(inputs)` compute the rest
-          inputs,  # what `source._offsets` needs, e.g. the text
-         ) -> Encoding:
-    "An `Encoding` whose tokens and offsets `source` computes on first access."
-    enc = _new_list(cls)  # no __init__: this runs once per encoded text, so it stays as cheap as a list
-    enc.extend(ids)
-    enc._source, enc._inputs = source, inputs
-    return enc
-
-Encoding.lazy = classmethod(_lazy)  # a plain classmethod: `patch`'s costs a call per use, and this is the hot path
-
-# %% ../nbs/01_tokenizer.ipynb #tk000038
-@patch(as_prop=True)
-def tokens(self: Encoding) -> list[str]:
-    "The token string of each id."
-    if getattr(self, "_tokens", None) is None: self._tokens = self._source._tokens_of(self, self._inputs)
-    return self._tokens
-
-@patch(as_prop=True)
-def offsets(self: Encoding) -> list[tuple[int, int]]:
-    "`(start, end)` of each token: `text[start:end]` is what it covers; `(0, 0)` for added special tokens."
-    if getattr(self, "_offsets", None) is None: self._offsets = self._source._offsets(self._inputs)
-    return self._offsets
-
-# %% ../nbs/01_tokenizer.ipynb #tk000011
-@patch
-def __reduce__(self: Encoding):
-    return (Encoding, (list(self), self.tokens, self.offsets, getattr(self, "_type_ids", None)))
-
-@patch
-def __repr__(self: Encoding) -> str:
-    return f"Encoding(ids={list(self)}, tokens={self.tokens}, offsets={self.offsets})"
 
 # %% ../nbs/01_tokenizer.ipynb #tk000017
 class Tokenizer:
@@ -123,6 +52,70 @@ class Tokenizer:
         "A tokenizer of `vocab_size` ids learnt from `texts`; calls `progress(done, total)` now and then."
         raise NotImplementedError(f"{cls.__name__} does not implement train")
 
+# %% ../nbs/01_tokenizer.ipynb #tk000008
+class Encoding(list):
+    "The ids of one text (`list[int]`, the object itself), with `tokens`, `offsets`, `type_ids` and `attention_mask`."
+    __slots__ = ("_tokens", "_offsets", "_type_ids", "_source", "_inputs")
+
+    def __init__(self,
+                 ids: Iterable[int] = (),  # token ids
+                 tokens: list[str] | None = None,  # the token string of each id
+                 offsets: list[tuple[int, int]] | None = None,  # `(start, end)` characters of the text each token covers
+                 type_ids: list[int] | None = None,  # 0 for the first text, 1 for a pair's second (default all 0)
+                ):
+        super().__init__(ids)
+        for name, v in (("tokens", tokens), ("offsets", offsets), ("type_ids", type_ids)):
+            if v is not None and len(v) != len(self): raise ValueError(f"{name} has {len(v)} entries for {len(self)} ids")
+        self._tokens, self._offsets, self._type_ids = tokens, offsets, type_ids
+
+    def __repr__(self): return f"Encoding(ids={list(self)}, tokens={self.tokens}, offsets={self.offsets})"
+
+    def __reduce__(self):  # pickles the computed fields, never the tokenizer behind a lazy encoding (below)
+        return (Encoding, (list(self), self.tokens, self.offsets, getattr(self, "_type_ids", None)))
+
+# %% ../nbs/01_tokenizer.ipynb #tk000010
+@patch(as_prop=True)
+def ids(self: Encoding) -> list[int]:
+    "The token ids, as a plain `list[int]` (a copy: the `Encoding` itself is already that list)."
+    return list.copy(self)
+
+@patch(as_prop=True)
+def type_ids(self: Encoding) -> list[int]:
+    "0 for each token of the first text, 1 for the second text of a pair."
+    if getattr(self, "_type_ids", None) is None: self._type_ids = [0] * len(self)
+    return self._type_ids
+
+@patch(as_prop=True)
+def attention_mask(self: Encoding) -> list[int]:
+    "1 for every token (nothing is padded in an `Encoding`)."
+    return [1] * len(self)
+
+# %% ../nbs/01_tokenizer.ipynb #tk000038
+@patch(as_prop=True)
+def tokens(self: Encoding) -> list[str]:
+    "The token string of each id."
+    if getattr(self, "_tokens", None) is None: self._tokens = self._source._tokens_of(self, self._inputs)
+    return self._tokens
+
+@patch(as_prop=True)
+def offsets(self: Encoding) -> list[tuple[int, int]]:
+    "`(start, end)` of each token: `text[start:end]` is what it covers; `(0, 0)` for added special tokens."
+    if getattr(self, "_offsets", None) is None: self._offsets = self._source._offsets(self._inputs)
+    return self._offsets
+
+# %% ../nbs/01_tokenizer.ipynb #tk000041
+def _as_int(
+    i,  # an id: an int, or a NumPy / 0-d torch integer
+    name: str = "ids",  # what holds it, for the message
+) -> int:
+    "`i` as an `int`; `TypeError` naming `name` for anything that is not an integer (bools and floats included)."
+    if type(i) is int: return i
+    if isinstance(i, int) and not isinstance(i, bool): return int(i)
+    if hasattr(i, "is_floating_point") and getattr(i, "ndim", 1) == 0 and not i.is_floating_point() and "bool" not in str(i.dtype):
+        return int(i)
+    if type(i).__name__.startswith(("int", "uint")) and hasattr(i, "dtype"): return int(i)
+    raise TypeError(f"{name} must hold int token ids, got {type(i).__name__}")
+
 # %% ../nbs/01_tokenizer.ipynb #tk000022
 @patch(as_prop=True)
 def vocab_size(self: Tokenizer) -> int:
@@ -139,41 +132,12 @@ def token_to_id(self: Tokenizer, token: str) -> int | None:
     "The id of `token`, or `None` when it is not in the vocabulary."
     return self._vocab.get(token)
 
-# %% ../nbs/01_tokenizer.ipynb #tk000041
-def _as_int(
-    i,  # an id: an int, or a NumPy / 0-d torch integer
-    name: str = "ids",  # what holds it, for the message
-) -> int:
-    "`i` as an `int`; `TypeError` naming `name` for anything that is not an integer (bools and floats included)."
-    if type(i) is int: return i
-    if isinstance(i, int) and not isinstance(i, bool): return int(i)
-    if hasattr(i, "is_floating_point") and getattr(i, "ndim", 1) == 0 and not i.is_floating_point() and "bool" not in str(i.dtype):
-        return int(i)
-    if type(i).__name__.startswith(("int", "uint")) and hasattr(i, "dtype"): return int(i)
-    raise TypeError(f"{name} must hold int token ids, got {type(i).__name__}")
-
-# %% ../nbs/01_tokenizer.ipynb #tk000042
 @patch
 def id_to_token(self: Tokenizer, token_id: int) -> str:
     "The token with id `token_id`; `IndexError` naming the id when the vocabulary has none."
     token = self._id_token.get(_as_int(token_id, "token_id"))
     if token is None: raise IndexError(f"id {token_id} is not in this vocabulary of {self.vocab_size} tokens")
     return token
-
-# %% ../nbs/01_tokenizer.ipynb #bf34a454
-@patch
-def _tokens_of(self: Tokenizer,
-               ids: Iterable[int],  # ids the tokenizer produced itself, so unchecked
-               inputs=None,  # what `encode` kept for its `Encoding`: the text, or the text and its added-token segments
-              ) -> list[str]:
-    "The token of each id (for an added token, the text it matched)."
-    if isinstance(inputs, tuple): return self._segment_tokens(*inputs, self._plain_ids)
-    return list(map(self._id_token.__getitem__, ids))
-
-@patch
-def _offsets(self: Tokenizer, inputs) -> list[tuple[int, int]]:
-    "`(start, end)` in the text of each token of `encode`, from the subclass's `_plain_offsets` and the added-token segments."
-    return self._plain_offsets(inputs) if isinstance(inputs, str) else self._segment_offsets(*inputs, self._plain_offsets)
 
 # %% ../nbs/01_tokenizer.ipynb #tk000026
 @patch
@@ -195,6 +159,65 @@ def decode_batch(self: Tokenizer,
     "`decode` of each id sequence."
     if isinstance(sequences, (str, bytes)): raise TypeError(f"sequences must hold id sequences, got {type(sequences).__name__}")
     return [self.decode(ids) for ids in sequences]
+
+# %% ../nbs/01_tokenizer.ipynb #tk000029
+@patch
+def save(self: Tokenizer,
+         path: str | Path,  # the JSON file to write (a `tokenizer.json` for BPE and WordPiece)
+        ) -> Path:
+    "Write the tokenizer to `path` as JSON, atomically; returns the path."
+    with atomic_write(path) as f: json.dump(self.to_json_dict(), f, ensure_ascii=False, indent=1)
+    return Path(path)
+
+# %% ../nbs/01_tokenizer.ipynb #tk000045
+def _read_json(
+    path: Path,  # the file
+    expected: str,  # what it should be, for the message: "a WordPiece tokenizer.json"
+):
+    "The JSON value in `path`; `ValueError` naming the file and `expected` when it is not UTF-8 JSON."
+    try: return json.loads(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError as e:
+        raise ValueError(f"{path} is not UTF-8 text (byte {e.start}); expected {expected}") from None
+    except json.JSONDecodeError as e:
+        raise ValueError(f"{path} is not valid JSON ({e.msg} at line {e.lineno}, column {e.colno}); expected {expected}") from None
+
+@patch(cls_method=True)
+def from_file(cls: Tokenizer,
+              path: str | Path,  # a file written by `save` (or, for BPE and WordPiece, by Hugging Face)
+             ) -> Tokenizer:
+    "The tokenizer saved in `path`; `ValueError` naming the file when it is not UTF-8 JSON of this kind."
+    return cls.from_json_dict(_read_json(Path(path), f"a {cls.__name__} JSON file, as save writes"), str(path))
+
+# %% ../nbs/01_tokenizer.ipynb #tk000037
+_new_list = list.__new__
+
+def _lazy(cls,
+          ids: Iterable[int],  # token ids
+          source,  # the tokenizer: `source._tokens_of(ids)` and `source._offsets(inputs)` compute the rest
+          inputs,  # what `source._offsets` needs, e.g. the text
+         ) -> Encoding:
+    "An `Encoding` whose tokens and offsets `source` computes on first access."
+    enc = _new_list(cls)  # no __init__: this runs once per encoded text, so it stays as cheap as a list
+    enc.extend(ids)
+    enc._source, enc._inputs = source, inputs
+    return enc
+
+Encoding.lazy = classmethod(_lazy)  # a plain classmethod: `patch`'s costs a call per use, and this is the hot path
+
+# %% ../nbs/01_tokenizer.ipynb #bf34a454
+@patch
+def _tokens_of(self: Tokenizer,
+               ids: Iterable[int],  # ids the tokenizer produced itself, so unchecked
+               inputs=None,  # what `encode` kept for its `Encoding`: the text, or the text and its added-token segments
+              ) -> list[str]:
+    "The token of each id (for an added token, the text it matched)."
+    if isinstance(inputs, tuple): return self._segment_tokens(*inputs, self._plain_ids)
+    return list(map(self._id_token.__getitem__, ids))
+
+@patch
+def _offsets(self: Tokenizer, inputs) -> list[tuple[int, int]]:
+    "`(start, end)` in the text of each token of `encode`, from the subclass's `_plain_offsets` and the added-token segments."
+    return self._plain_offsets(inputs) if isinstance(inputs, str) else self._segment_offsets(*inputs, self._plain_offsets)
 
 # %% ../nbs/01_tokenizer.ipynb #a16322ec
 @dataclass(frozen=True)
@@ -248,14 +271,12 @@ class _Added(NamedTuple):
     id: int
     in_model: bool
 
-# %% ../nbs/01_tokenizer.ipynb #ace254aa
 class _Matcher(NamedTuple):
     "A compiled search for some added tokens."
     finditer: object  # `re.Pattern.finditer` of the alternation
     hint: str  # the start every pattern shares ('' if none)
     table: dict  # matched text -> `_Added`
 
-# %% ../nbs/01_tokenizer.ipynb #987ac866
 def _matcher(entries: Iterable[_Added], pattern_of=None) -> _Matcher | None:
     "A `_Matcher` for `entries` (each looked for as `pattern_of(content)`, default the content itself); `None` for none."
     table = {}
@@ -306,7 +327,6 @@ def _register_added(self: Tokenizer, token: AddedToken, token_id: int, in_model:
     self._matchers = {}
     self._added_changed(); self._stop_workers()
 
-# %% ../nbs/01_tokenizer.ipynb #a3baa58f
 @patch
 def _added_changed(self: Tokenizer):
     "Called after the added tokens changed: subclasses drop what they derived from them."
@@ -317,7 +337,6 @@ def _stop_workers(self: Tokenizer):
     pool = self.__dict__.pop("_pool", None)
     if pool is not None: pool[1].shutdown(cancel_futures=True)  # see "Batches in parallel" below
 
-# %% ../nbs/01_tokenizer.ipynb #a2567763
 @patch(as_prop=True)
 def special_tokens(self: Tokenizer) -> list[str]:
     "The special tokens (`AddedToken.special`), in the order they were added."
@@ -333,12 +352,10 @@ def _next_id(self: Tokenizer) -> int:
                          "id at its end that Hugging Face would give it too")
     return n
 
-# %% ../nbs/01_tokenizer.ipynb #889aa838
 @patch
 def _check_added(self: Tokenizer, token: AddedToken):
     "Refuse an added token this tokenizer cannot match (subclasses narrow it down)."
 
-# %% ../nbs/01_tokenizer.ipynb #ba9738f9
 @patch
 def add_special_tokens(self: Tokenizer,
                        tokens: Iterable[str | AddedToken],  # contents, or `AddedToken`s for the other flags
@@ -347,8 +364,7 @@ def add_special_tokens(self: Tokenizer,
     if isinstance(tokens, (str, AddedToken)): raise TypeError("tokens must be a list of str or AddedToken, got one: wrap it in a list")
     ids = []
     for t in tokens:
-        if not isinstance(t, (str, AddedToken)): raise TypeError(f"tokens must hold str or AddedToken, got {type(t).__name__}")
-        t = AddedToken(t) if isinstance(t, str) else replace(t, special=True)
+        t = replace(t, special=True) if isinstance(t, AddedToken) else AddedToken(t)  # which checks the content
         self._check_added(t)
         i, known = self._vocab.get(t.content), self._added.get(t.content)
         in_model = known.in_model if known else i is not None
@@ -385,11 +401,24 @@ def _matchers_for(self: Tokenizer, allowed_special, disallowed_special) -> tuple
     except TypeError: pass
     return out
 
-# %% ../nbs/01_tokenizer.ipynb #99cc0ef2
 @patch
 def _normalize_added(self: Tokenizer, content: str) -> str:
     "The text a `normalized` added token is looked for as (a tokenizer without a normalizer: the content itself)."
     return content
+
+# %% ../nbs/01_tokenizer.ipynb #cf9b720d
+def _gaps(found: list[tuple], n: int) -> list[tuple[int, int]]:
+    "The `(start, end)` stretches of `0..n` between the `(start, end, ...)` spans in `found` (sorted), empty ones included."
+    ends = [0] + [e for _, e, _ in found]
+    return list(zip(ends, [s for s, _, _ in found] + [n]))
+
+def _segments(found: list[tuple], n: int) -> list[tuple]:
+    "`found` with the non-empty stretches of `0..n` between its spans as `(start, end, None)`, in order."
+    out = []
+    for (a, b), f in zip(_gaps(found, n), found + [None]):
+        if b > a: out.append((a, b, None))
+        if f is not None: out.append(f)
+    return out
 
 # %% ../nbs/01_tokenizer.ipynb #0c5e72c2
 Tokenizer._normalized_in_raw = True  # False where the tokenizer matches `normalized` tokens in its own normalized text
@@ -404,50 +433,29 @@ def _split_added(self: Tokenizer, text: str, allowed_special="none", disallowed_
                                 for s, e, x in find_added(text[a:b], normed, disallowed)])
     return [(s, e, x if x is None else x.id) for s, e, x in _segments(found, len(text))] if found else None
 
-# %% ../nbs/01_tokenizer.ipynb #cf9b720d
-def _gaps(found: list[tuple], n: int) -> list[tuple[int, int]]:
-    "The `(start, end)` stretches of `0..n` between the `(start, end, ...)` spans in `found` (sorted), empty ones included."
-    ends = [0] + [e for _, e, _ in found]
-    return list(zip(ends, [s for s, _, _ in found] + [n]))
-
-# %% ../nbs/01_tokenizer.ipynb #6bd726a2
-def _segments(found: list[tuple], n: int) -> list[tuple]:
-    "`found` with the non-empty stretches of `0..n` between its spans as `(start, end, None)`, in order."
+# %% ../nbs/01_tokenizer.ipynb #5a970f3c
+def _join_segments(segs: list[tuple], plain, added) -> list:
+    "`plain(start, end)` (a list) for each ordinary piece in `segs`, `added(start, end, id)` for each added token, in order."
     out = []
-    for (a, b), f in zip(_gaps(found, n), found + [None]):
-        if b > a: out.append((a, b, None))
-        if f is not None: out.append(f)
+    for s, e, i in segs:
+        if i is None: out.extend(plain(s, e))
+        else: out.append(added(s, e, i))
     return out
 
-# %% ../nbs/01_tokenizer.ipynb #5a970f3c
 @patch
 def _segment_ids(self: Tokenizer, text: str, segs: list[tuple], plain_ids) -> list[int]:
     "Ids of `text` cut into `segs` by `_split_added`: `plain_ids(piece)` for ordinary pieces."
-    out = []
-    for s, e, i in segs:
-        if i is None: out.extend(plain_ids(text[s:e]))
-        else: out.append(i)
-    return out
+    return _join_segments(segs, lambda s, e: plain_ids(text[s:e]), lambda s, e, i: i)
 
-# %% ../nbs/01_tokenizer.ipynb #d7f51f83
 @patch
 def _segment_offsets(self: Tokenizer, text: str, segs: list[tuple], plain_offsets) -> list[tuple[int, int]]:
     "Offsets of `text` cut into `segs`: `plain_offsets(piece)` shifted to the piece's place, and each added token's span."
-    out = []
-    for s, e, i in segs:
-        if i is None: out.extend((s + a, s + b) for a, b in plain_offsets(text[s:e]))
-        else: out.append((s, e))
-    return out
+    return _join_segments(segs, lambda s, e: [(s + a, s + b) for a, b in plain_offsets(text[s:e])], lambda s, e, i: (s, e))
 
-# %% ../nbs/01_tokenizer.ipynb #977eaf53
 @patch
 def _segment_tokens(self: Tokenizer, text: str, segs: list[tuple], plain_ids) -> list[str]:
     "Tokens of `text` cut into `segs`: the vocabulary's for `plain_ids(piece)`, and for an added token the text it matched."
-    out = []
-    for s, e, i in segs:
-        if i is None: out += map(self._id_token.__getitem__, plain_ids(text[s:e]))
-        else: out.append(text[s:e])
-    return out
+    return _join_segments(segs, lambda s, e: map(self._id_token.__getitem__, plain_ids(text[s:e])), lambda s, e, i: text[s:e])
 
 # %% ../nbs/01_tokenizer.ipynb #baccdd50
 @patch
@@ -455,41 +463,12 @@ def encode_ordinary(self: Tokenizer, text: str) -> Encoding:
     "`encode(text, disallowed_special='none')`: special text is ordinary text (tiktoken's `encode_ordinary`)."
     return self.encode(text, disallowed_special="none")
 
-# %% ../nbs/01_tokenizer.ipynb #tk000029
-@patch
-def save(self: Tokenizer,
-         path: str | Path,  # the JSON file to write (a `tokenizer.json` for BPE and WordPiece)
-        ) -> Path:
-    "Write the tokenizer to `path` as JSON, atomically; returns the path."
-    with atomic_write(path) as f: json.dump(self.to_json_dict(), f, ensure_ascii=False, indent=1)
-    return Path(path)
-
-# %% ../nbs/01_tokenizer.ipynb #tk000045
-def _read_json(
-    path: Path,  # the file
-    expected: str,  # what it should be, for the message: "a WordPiece tokenizer.json"
-):
-    "The JSON value in `path`; `ValueError` naming the file and `expected` when it is not UTF-8 JSON."
-    try: return json.loads(path.read_text(encoding="utf-8"))
-    except UnicodeDecodeError as e:
-        raise ValueError(f"{path} is not UTF-8 text (byte {e.start}); expected {expected}") from None
-    except json.JSONDecodeError as e:
-        raise ValueError(f"{path} is not valid JSON ({e.msg} at line {e.lineno}, column {e.colno}); expected {expected}") from None
-
-@patch(cls_method=True)
-def from_file(cls: Tokenizer,
-              path: str | Path,  # a file written by `save` (or, for BPE and WordPiece, by Hugging Face)
-             ) -> Tokenizer:
-    "The tokenizer saved in `path`; `ValueError` naming the file when it is not UTF-8 JSON of this kind."
-    return cls.from_json_dict(_read_json(Path(path), f"a {cls.__name__} JSON file, as save writes"), str(path))
-
 # %% ../nbs/01_tokenizer.ipynb #3cc63966
 @patch
 def _added_tokens_json(self: Tokenizer) -> list[dict]:
     "The `added_tokens` of a `tokenizer.json`, sorted by id."
     return [added_token_json(a.token, a.id) for a in sorted(self._added.values(), key=lambda a: a.id)]
 
-# %% ../nbs/01_tokenizer.ipynb #464e37c0
 @patch
 def _model_vocab_json(self: Tokenizer) -> dict[str, int]:
     "The vocabulary without the tokens only the added tokens have, sorted by id (a `tokenizer.json`'s `model.vocab`)."
@@ -523,12 +502,20 @@ def _from_json_dict(cls, d: dict) -> Tokenizer: return cls.from_json_dict(d, "<p
 def __reduce__(self: Tokenizer):
     return (_from_json_dict, (type(self), self.to_json_dict()))
 
+# %% ../nbs/01_tokenizer.ipynb #51c0e8c8
+def _slices(texts: list[str], n: int) -> list[list[str]]:
+    "`texts` cut into about `n` consecutive slices of about the same number of characters."
+    total, out, start, size = sum(map(len, texts)), [], 0, 0
+    for k, t in enumerate(texts):
+        size += len(t)
+        if size * n >= total * (len(out) + 1): out.append(texts[start:k + 1]); start = k + 1
+    return out + [texts[start:]] if start < len(texts) else out
+
 # %% ../nbs/01_tokenizer.ipynb #d003ee39
 _WORKER = {}  # in a worker process: the tokenizer it encodes with
 
 def _start_worker(tok: Tokenizer): _WORKER["tok"] = tok
 
-# %% ../nbs/01_tokenizer.ipynb #cd66f054
 def _encode_in_worker(texts: list[str], options: dict) -> tuple:
     "Encode `texts` in a worker: `(ids of all, one after another; count per text; {position: Encoding, or inputs other than the text})`."
     enc, ids, counts, other = _WORKER["tok"].encode, array("i"), array("i"), {}
@@ -538,15 +525,6 @@ def _encode_in_worker(texts: list[str], options: dict) -> tuple:
         if getattr(e, "_source", None) is None: other[k] = e  # computed eagerly: it travels whole
         elif e._inputs is not t: other[k] = e._inputs
     return ids, counts, other
-
-# %% ../nbs/01_tokenizer.ipynb #51c0e8c8
-def _slices(texts: list[str], n: int) -> list[list[str]]:
-    "`texts` cut into about `n` consecutive slices of about the same number of characters."
-    total, out, start, size = sum(map(len, texts)), [], 0, 0
-    for k, t in enumerate(texts):
-        size += len(t)
-        if size * n >= total * (len(out) + 1): out.append(texts[start:k + 1]); start = k + 1
-    return out + [texts[start:]] if start < len(texts) else out
 
 # %% ../nbs/01_tokenizer.ipynb #45d28d66
 @patch
@@ -558,7 +536,6 @@ def _worker_pool(self: Tokenizer, num_workers: int):
         self._pool = (num_workers, ProcessPoolExecutor(num_workers, initializer=_start_worker, initargs=(self,)))
     return self._pool[1]
 
-# %% ../nbs/01_tokenizer.ipynb #83a2f702
 @patch
 def _encode_parallel(self: Tokenizer, texts: list[str], num_workers: int, options: dict) -> list[Encoding]:
     "`encode` of each text, the texts shared among `num_workers` processes in slices of about equal length."

@@ -12,8 +12,8 @@ from pathlib import Path
 
 from .bpe import BPETokenizer
 from .core import ProgressBar, check_choice, check_positive_int, cli_errors, command_parser
-from .tokenizer import DisallowedSpecialToken, Tokenizer
-from .tokenizer_loading import load_tokenizer
+from .tokenizer import DisallowedSpecialToken, Encoding, Tokenizer
+from .tokenizer_loading import _existing_file, load_tokenizer
 from .word_tokenizer import WordTokenizer
 from .wordpiece import WordPiece
 
@@ -21,17 +21,13 @@ from .wordpiece import WordPiece
 __all__ = ['TRAINERS', 'tokenize_stream', 'special_option', 'tc_tokenize', 'read_training_files', 'train_tokenizer',
            'tc_train_tokenizer']
 
-# %% ../nbs/07_tokenizer_cli.ipynb #a9993843
-def _line(raw: bytes, n: int) -> str:
-    "Line `n` of stdin as text, without its line ending; `ValueError` naming the line and byte when it is not UTF-8."
-    try: return raw.decode("utf-8").removesuffix("\n").removesuffix("\r")
+# %% ../nbs/07_tokenizer_cli.ipynb #a2608f85
+def _encode_line(tok: Tokenizer, raw: bytes, n: int, allowed_special, disallowed_special) -> Encoding:
+    "The `Encoding` of stdin line `n` without its line ending; `ValueError` naming the line for bad UTF-8 or disallowed special text."
+    try: return tok.encode(raw.decode("utf-8").removesuffix("\n").removesuffix("\r"),
+                           allowed_special=allowed_special, disallowed_special=disallowed_special)
     except UnicodeDecodeError as e:
         raise ValueError(f"stdin line {n} is not valid UTF-8 (byte {e.start + 1} of the line: {raw[e.start:e.start + 1]!r})") from None
-
-# %% ../nbs/07_tokenizer_cli.ipynb #a2608f85
-def _encode_line(tok: Tokenizer, raw: bytes, n: int, allowed_special, disallowed_special):
-    "The `Encoding` of stdin line `n`; special text that may not be encoded is named with the options that change that."
-    try: return tok.encode(_line(raw, n), allowed_special=allowed_special, disallowed_special=disallowed_special)
     except DisallowedSpecialToken as e:
         raise ValueError(f"stdin line {n} holds the special token {e.token!r}: encode it as that token with --allowed-special "
                          "(all, or a list naming it), or read special text as ordinary text with --disallowed-special none") from None
@@ -73,9 +69,9 @@ def special_option(
                          f"tokenizer (its special tokens: {', '.join(tok.special_tokens) or 'none'}); give all, none or a comma-separated list")
     return set(names)
 
-# %% ../nbs/07_tokenizer_cli.ipynb #8fc5dd6d
-def _tokenize_parser():
-    "`tc-tokenize`'s options."
+# %% ../nbs/07_tokenizer_cli.ipynb #cd8cba94
+def tc_tokenize(argv: list[str] | None = None):  # arguments (default: the command line)
+    "Tokenize UTF-8 lines from stdin: one JSON object `{\"tokens\": [...], \"ids\": [...]}` per input line."
     p = command_parser("tc-tokenize", "Tokenize UTF-8 lines from stdin: one JSON object {\"tokens\": [...], \"ids\": [...]} "
                        "per input line, written as soon as the line is read.",
                        "example:\n  echo 'Hello, world!' | tc-tokenize --tokenizer vocab.txt")
@@ -86,42 +82,32 @@ def _tokenize_parser():
                    help="special tokens whose text is encoded as that token (a LIST is comma-separated)")
     p.add_argument("--disallowed-special", default="all", metavar="all|none|LIST",
                    help="special tokens whose text is an error (all: every one not allowed; the others are ordinary text)")
-    return p
-
-# %% ../nbs/07_tokenizer_cli.ipynb #cd8cba94
-def tc_tokenize(argv: list[str] | None = None):  # arguments (default: the command line)
-    "Tokenize UTF-8 lines from stdin: one JSON object `{\"tokens\": [...], \"ids\": [...]}` per input line."
-    args = _tokenize_parser().parse_args(argv)
+    args = p.parse_args(argv)
     with cli_errors("tc-tokenize"):
         tok = load_tokenizer(args.tokenizer, args.merges)
         allowed, disallowed = (special_option(v, o, tok) for v, o in ((args.allowed_special, "--allowed-special"),
                                                                        (args.disallowed_special, "--disallowed-special")))
         tokenize_stream(tok, sys.stdin.buffer, sys.stdout, flush=True, allowed_special=allowed, disallowed_special=disallowed)
 
-# %% ../nbs/07_tokenizer_cli.ipynb #45e4bf52
-def _training_lines(path: Path) -> list[str]:
-    "The lines of one training file; `ValueError` naming the file and line for bytes that are not UTF-8."
-    if not path.is_file(): raise FileNotFoundError(f"{path}: no such file")
-    raw = path.read_bytes()
-    try: return raw.decode("utf-8").split("\n")
-    except UnicodeDecodeError as e:
-        line = raw.count(b"\n", 0, e.start) + 1
-        raise ValueError(f"{path}, line {line}: not valid UTF-8; tokenizers train on UTF-8 text") from None
-
 # %% ../nbs/07_tokenizer_cli.ipynb #13623b3c
 def read_training_files(
     files: list[str | Path],  # UTF-8 text files, one or many lines each
 ) -> list[str]:
     "All lines of `files`; `ValueError` naming the file and line for bytes that are not UTF-8, or when there is no text."
-    lines = [line for f in files for line in _training_lines(Path(f))]
+    lines = []
+    for path in map(_existing_file, files):
+        raw = path.read_bytes()
+        try: lines += raw.decode("utf-8").split("\n")
+        except UnicodeDecodeError as e:
+            line = raw.count(b"\n", 0, e.start) + 1
+            raise ValueError(f"{path}, line {line}: not valid UTF-8; tokenizers train on UTF-8 text") from None
     if not any(line.strip() for line in lines):
         raise ValueError(f"{', '.join(map(str, files))}: no training text (the files are empty or hold only white space)")
     return lines
 
-# %% ../nbs/07_tokenizer_cli.ipynb #b971078b
+# %% ../nbs/07_tokenizer_cli.ipynb #dcfa8768
 TRAINERS = {"bpe": (BPETokenizer, {}), "wordpiece": (WordPiece, {}), "word": (WordTokenizer, {"oov_token": "[UNK]"})}  # --model -> class, options
 
-# %% ../nbs/07_tokenizer_cli.ipynb #dcfa8768
 def train_tokenizer(
     model: str,  # "bpe", "wordpiece" or "word"
     vocab_size: int,  # size of the vocabulary to learn (special tokens and base symbols included)

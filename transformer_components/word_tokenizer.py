@@ -44,7 +44,6 @@ class WordTokenizer(Tokenizer):
                  char_level: bool = False,  # tokens are characters
                  pad_token: str = "<pad>",  # the token of id 0 in `get_vocab` and `id_to_token`; never a word
                 ):
-        if num_words is not None: check_positive_int("num_words", num_words)
         for name, v in (("oov_token", oov_token), ("pad_token", pad_token), ("filters", filters), ("split", split)):
             if not isinstance(v, str) and not (name == "oov_token" and v is None):
                 raise TypeError(f"{name} must be a str, got {type(v).__name__}")
@@ -53,7 +52,7 @@ class WordTokenizer(Tokenizer):
         self.num_words, self.oov_token, self.filters, self.lower, self.split, self.char_level, self.pad_token = \
             num_words, oov_token, filters, bool(lower), split, bool(char_level), pad_token
         self.reserved = 2 if oov_token is not None else 1  # ids below this are padding (and OOV)
-        if num_words is not None and num_words <= self.reserved:
+        if num_words is not None and check_positive_int("num_words", num_words) <= self.reserved:
             raise ValueError(f"num_words must leave room for words: > {self.reserved} "
                              f"({'padding and OOV' if oov_token else 'padding'}), got {num_words}")
         self.word_counts: dict[str, int] = {}  # every token seen, in order of first appearance
@@ -73,7 +72,6 @@ def _set_index(self: WordTokenizer, words: list[str]):
         i = self._vocab.get(a.token.content)
         self._register_added(a.token, self._next_id() if i is None else i, i is not None)
 
-# %% ../nbs/02_word_tokenizer.ipynb #c17eb357
 @patch
 def _build_index(self: WordTokenizer):
     "Ids from `word_counts`: the OOV token first, then by descending count, ties in order of first appearance."
@@ -97,8 +95,8 @@ def __repr__(self: WordTokenizer):
 # %% ../nbs/02_word_tokenizer.ipynb #8c37880c
 def _check_texts(texts, name="texts") -> list[str | list[str]]:
     "`texts` as a list, each a str or a list of str (a text already split into tokens, which Keras accepts too)."
-    if isinstance(texts, str): raise TypeError(f"{name} must be a list of str, got one str (wrap it in a list)")
-    if not isinstance(texts, Iterable): raise TypeError(f"{name} must be a list of str, got {type(texts).__name__}")
+    if isinstance(texts, str) or not isinstance(texts, Iterable):
+        raise TypeError(f"{name} must be a list of str, got {'one str (wrap it in a list)' if isinstance(texts, str) else type(texts).__name__}")
     texts = list(texts)
     for i, t in enumerate(texts):
         if not (isinstance(t, str) or (isinstance(t, (list, tuple)) and all(isinstance(w, str) for w in t))):
@@ -141,7 +139,6 @@ def _ids(self: WordTokenizer, text: str, where: str) -> list[int]:
         ids.append(i)
     return ids
 
-# %% ../nbs/02_word_tokenizer.ipynb #73c6767f
 @patch
 def texts_to_sequences(self: WordTokenizer,
                         texts: Iterable[str | list[str]],  # the texts (or texts split into tokens)
@@ -162,7 +159,6 @@ def _text_of(self: WordTokenizer, seq: Iterable[int], where: str) -> str:
         words.append(self._id_token[i])
     return ("" if self.char_level else self.split).join(words)
 
-# %% ../nbs/02_word_tokenizer.ipynb #8dc31911
 @patch
 def sequences_to_texts(self: WordTokenizer,
                         sequences: Iterable[Iterable[int]],  # ids, e.g. from `texts_to_sequences` or a padded batch
@@ -172,6 +168,9 @@ def sequences_to_texts(self: WordTokenizer,
     return [self._text_of(seq, f"sequences[{n}]") for n, seq in enumerate(sequences)]
 
 # %% ../nbs/02_word_tokenizer.ipynb #wt000006
+@patch
+def _plain_ids(self: WordTokenizer, text: str) -> list[int]: return self._ids(text, "text")
+
 @patch
 def encode(self: WordTokenizer,
            text: str,  # the text
@@ -184,22 +183,12 @@ def encode(self: WordTokenizer,
     if segs is None: return Encoding.lazy(self._ids(text, "text"), self, text)
     return Encoding.lazy(self._segment_ids(text, segs, self._plain_ids), self, (text, segs))
 
-# %% ../nbs/02_word_tokenizer.ipynb #b09a603a
-@patch
-def _plain_ids(self: WordTokenizer, text: str) -> list[int]: return self._ids(text, "text")
-
-# %% ../nbs/02_word_tokenizer.ipynb #2096f0f2
-@patch
-def _check_added(self: WordTokenizer, token: AddedToken):
-    if token.normalized: raise ValueError(f"the word tokenizer finds added tokens in the raw text only; {token.content!r} has normalized=True")
-
 # %% ../nbs/02_word_tokenizer.ipynb #d7b0b571
 @patch
 def decode(self: WordTokenizer,
            ids: Iterable[int],  # ids of one text (a list, an `Encoding`, a 1-D tensor); padding (0) is skipped
           ) -> str:
     "The tokens of `ids` joined by `split` (directly with `char_level`), as `sequences_to_texts` does."
-    if isinstance(ids, (str, bytes)): raise TypeError(f"ids must be a sequence of int ids, got {type(ids).__name__}")
     return self._text_of(ids, "ids")
 
 # %% ../nbs/02_word_tokenizer.ipynb #48dedc5a
@@ -216,6 +205,11 @@ def _plain_offsets(self: WordTokenizer, text: str) -> list[tuple[int, int]]:
         if w: spans.append((where[pos], where[pos + len(w) - 1] + 1))
         pos += len(w) + len(self.split)
     return spans
+
+# %% ../nbs/02_word_tokenizer.ipynb #2096f0f2
+@patch
+def _check_added(self: WordTokenizer, token: AddedToken):
+    if token.normalized: raise ValueError(f"the word tokenizer finds added tokens in the raw text only; {token.content!r} has normalized=True")
 
 # %% ../nbs/02_word_tokenizer.ipynb #wt000013
 @patch(cls_method=True)
@@ -236,14 +230,13 @@ def from_vocab(cls: WordTokenizer,
                 **kwargs,  # `filters`, `lower`, `split`, `char_level`, `pad_token`
                ) -> WordTokenizer:
     "A tokenizer with a fixed vocabulary."
-    if not isinstance(word_index, dict): raise TypeError(f"word_index must be a dict, got {type(word_index).__name__}")
+    if not isinstance(word_index, dict) or not all(isinstance(w, str) and w and type(i) is int for w, i in word_index.items()):
+        raise TypeError(f"word_index must be a dict from non-empty str to int ids, got {str(word_index)[:80]}")
     if "num_words" in kwargs: raise TypeError("from_vocab takes no num_words: the vocabulary fixes the ids")
-    for w, i in word_index.items():
-        if not isinstance(w, str) or not w: raise TypeError(f"word_index keys must be non-empty str, got {w!r}")
-        check_positive_int(f"word_index[{w!r}]", i)
-    if len(set(word_index.values())) != len(word_index): raise ValueError("word_index maps two words to the same id")
-    if word_index and max(word_index.values()) != len(word_index):
-        raise ValueError(f"word_index ids must be 1..{len(word_index)} without gaps, got max {max(word_index.values())}")
+    ids = sorted(word_index.values())
+    if ids != list(range(1, len(ids) + 1)):
+        raise ValueError(f"word_index ids must be 1..{len(ids)} without gaps, no two words with the same id (0 is padding); "
+                         f"got {ids[:10]}{' ...' if len(ids) > 10 else ''}")
     self = cls(oov_token=oov_token, **kwargs)
     if oov_token is not None and word_index.get(oov_token) != 1: raise ValueError(f"oov_token {oov_token!r} must be in word_index with id 1")
     if self.pad_token in word_index: raise ValueError(f"word_index holds the padding token {self.pad_token!r}, which is id 0")
@@ -333,6 +326,18 @@ def to_json_dict(self: WordTokenizer) -> dict:
             "word_index": self.word_index if fixed else None,
             "added_tokens": [added_token_json(a.token, a.id) for a in self._added.values()]}
 
+# %% ../nbs/02_word_tokenizer.ipynb #1beae79d
+@patch
+def _with_added(self: WordTokenizer, entries: list, where: str) -> WordTokenizer:
+    "`self` with the saved `added_tokens` entries added again, each checked to get its saved id back."
+    for k, entry in enumerate(entries):
+        token, saved = parse_added_token(entry, f"{where}: added_tokens[{k}]")
+        self._check_added(token)
+        got = self._vocab.get(token.content, self._next_id())
+        if got != saved: raise ValueError(f"{where}: added token {token.content!r} is saved with id {saved}, but its id here is {got}")
+        self._register_added(token, got, token.content in self._vocab)
+    return self
+
 # %% ../nbs/02_word_tokenizer.ipynb #wt000016
 @patch(cls_method=True)
 def from_json_dict(cls: WordTokenizer,
@@ -355,15 +360,3 @@ def from_json_dict(cls: WordTokenizer,
         raise ValueError(f"{where} is a damaged WordTokenizer file: {type(e).__name__}: {e}") from None
     self._build_index()
     return self._with_added(d.get("added_tokens") or [], where)
-
-# %% ../nbs/02_word_tokenizer.ipynb #1beae79d
-@patch
-def _with_added(self: WordTokenizer, entries: list, where: str) -> WordTokenizer:
-    "`self` with the saved `added_tokens` entries added again, each checked to get its saved id back."
-    for k, entry in enumerate(entries):
-        token, saved = parse_added_token(entry, f"{where}: added_tokens[{k}]")
-        self._check_added(token)
-        got = self._vocab.get(token.content, self._next_id())
-        if got != saved: raise ValueError(f"{where}: added token {token.content!r} is saved with id {saved}, but its id here is {got}")
-        self._register_added(token, got, token.content in self._vocab)
-    return self
