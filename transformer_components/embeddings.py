@@ -54,7 +54,7 @@ class TokenEmbeddings(nn.Module):
         return math.sqrt(self.embedding_dim) if self.scale else 1.0
 
     def forward(self,
-                token_ids: torch.Tensor,  # integer ids of any shape, e.g. `[batch, seq]`
+                token_ids: torch.Tensor,  # integer ids of any shape, e.g. `[batch, seq_len]`
                ) -> torch.Tensor:  # `[*token_ids.shape, embedding_dim]`
         "Vectors of `token_ids`: `[*token_ids.shape, embedding_dim]`, times √d when `scale`; bad ids raise `TypeError`/`IndexError`."
         check_token_ids("token_ids", token_ids, self.vocab_size)

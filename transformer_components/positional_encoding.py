@@ -20,7 +20,7 @@ __all__ = ['LAYOUTS', 'sinusoidal_angles', 'sinusoidal_encoding', 'plot_encoding
 
 # %% ../nbs/11_positional_encoding.ipynb #9ff641ea
 def sinusoidal_angles(
-    token_positions: torch.Tensor,  # positions of any shape, e.g. `[seq]` or `[batch, seq]` (ints or floats)
+    token_positions: torch.Tensor,  # positions of any shape, e.g. `[seq_len]` or `[batch, seq_len]` (ints or floats)
     embedding_dim: int,  # encoding size `d`
     base: float = 10000.0,  # `n` in $\omega_k = n^{-2k/d}$
 ) -> torch.Tensor:  # float64 angles `[*token_positions.shape, ceil(embedding_dim/2)]`
@@ -100,7 +100,7 @@ def plot_position_similarity(
 
 # %% ../nbs/11_positional_encoding.ipynb #e3a7bced
 class PositionalEncoder(nn.Module):
-    "Add a position vector to each token vector: `[batch, seq, dim]` → `[batch, seq, dim]`."
+    "Add a position vector to each token vector: `[batch, seq_len, dim]` → `[batch, seq_len, dim]`."
     def __init__(self,
                  max_seq_len: int,  # positions `0 .. max_seq_len-1` (the fixed table grows past it on demand)
                  embedding_dim: int,  # size `d` of the token vectors
@@ -147,9 +147,9 @@ def _table(self: PositionalEncoder, needed: int) -> torch.Tensor:
 @patch
 def resolve_positions(self: PositionalEncoder,
                       seq_len: int,  # length of the input
-                      token_positions: torch.Tensor | None = None,  # explicit positions `[seq]` or `[batch, seq]`
+                      token_positions: torch.Tensor | None = None,  # explicit positions `[seq_len]` or `[batch, seq_len]`
                       offset: int | torch.Tensor = 0,  # first position: an int, or one per row `[batch]`
-                     ) -> torch.Tensor:  # positions `[seq]` or `[batch, seq]`, int64
+                     ) -> torch.Tensor:  # positions `[seq_len]` or `[batch, seq_len]`, int64
     "The positions to encode: explicit ones (their values are checked by `encoding`), else `offset + 0 .. seq_len-1`."
     if token_positions is not None:
         if not (isinstance(offset, int) and offset == 0): raise ValueError("give either token_positions or offset, not both")
@@ -180,16 +180,16 @@ def encoding(self: PositionalEncoder,
 # %% ../nbs/11_positional_encoding.ipynb #ecbdc3cc
 @patch
 def forward(self: PositionalEncoder,
-            x: torch.Tensor,  # token vectors `[batch, seq, dim]` (or `[seq, dim]`)
-            token_positions: torch.Tensor | None = None,  # explicit positions `[seq]` or `[batch, seq]`
+            x: torch.Tensor,  # token vectors `[batch, seq_len, dim]` (or `[seq_len, dim]`)
+            token_positions: torch.Tensor | None = None,  # explicit positions `[seq_len]` or `[batch, seq_len]`
             offset: int | torch.Tensor = 0,  # first position: an int, or one per row `[batch]` for left padding
-           ) -> torch.Tensor:  # `[batch, seq, dim]` in x's dtype
-    "`x` `[batch, seq, dim]` plus the encoding of its positions (then dropout), in `x`'s dtype."
+           ) -> torch.Tensor:  # `[batch, seq_len, dim]` in x's dtype
+    "`x` `[batch, seq_len, dim]` plus the encoding of its positions (then dropout), in `x`'s dtype."
     if not isinstance(x, torch.Tensor) or not x.is_floating_point():
-        raise TypeError(f"x must be a floating-point tensor [batch, seq, dim], got "
+        raise TypeError(f"x must be a floating-point tensor [batch, seq_len, dim], got "
                         f"{x.dtype if isinstance(x, torch.Tensor) else type(x).__name__}")
     if x.ndim < 2 or x.shape[-1] != self.embedding_dim:
-        raise ValueError(f"x must be [batch, seq, {self.embedding_dim}] (embedding_dim={self.embedding_dim}), got {tuple(x.shape)}")
+        raise ValueError(f"x must be [batch, seq_len, {self.embedding_dim}] (embedding_dim={self.embedding_dim}), got {tuple(x.shape)}")
     seq_len = x.shape[-2]
     if token_positions is None and isinstance(offset, int) and offset == 0:
         pe = self._table(seq_len)[:seq_len]  # the common case: a slice, no gather
@@ -200,7 +200,7 @@ def forward(self: PositionalEncoder,
 
 # %% ../nbs/11_positional_encoding.ipynb #3e497ed6
 class TokenPositionEmbedding(nn.Module):
-    "Token ids `[batch, seq]` → token vectors plus position vectors `[batch, seq, dim]`."
+    "Token ids `[batch, seq_len]` → token vectors plus position vectors `[batch, seq_len, dim]`."
     def __init__(self,
                  tokens: TokenEmbeddings,  # the token table
                  positional_encoding: PositionalEncoder,  # learned or fixed positions of the same `embedding_dim`
@@ -211,14 +211,14 @@ class TokenPositionEmbedding(nn.Module):
         self.tokens, self.positional_encoding = tokens, positional_encoding
 
     def forward(self,
-                token_ids: torch.Tensor,  # token ids `[batch, seq]` (or `[seq]`)
-                token_positions: torch.Tensor | None = None,  # explicit positions `[seq]` or `[batch, seq]`
+                token_ids: torch.Tensor,  # token ids `[batch, seq_len]` (or `[seq_len]`)
+                token_positions: torch.Tensor | None = None,  # explicit positions `[seq_len]` or `[batch, seq_len]`
                 offset: int | torch.Tensor = 0,  # first position, or one per row `[batch]`
-               ) -> torch.Tensor:  # `[batch, seq, dim]`
-        "Token vectors plus position vectors of `token_ids` `[batch, seq]`: `[batch, seq, dim]`."
+               ) -> torch.Tensor:  # `[batch, seq_len, dim]`
+        "Token vectors plus position vectors of `token_ids` `[batch, seq_len]`: `[batch, seq_len, dim]`."
         tok, pos = self.tokens, self.positional_encoding
         check_token_ids("token_ids", token_ids, tok.vocab_size)
-        if token_ids.ndim == 0: raise ValueError("token_ids must be [batch, seq] or [seq], got a scalar")
+        if token_ids.ndim == 0: raise ValueError("token_ids must be [batch, seq_len] or [seq_len], got a scalar")
         seq_len = token_ids.shape[-1]
         if token_positions is None and isinstance(offset, int) and offset == 0: pe = pos._table(seq_len)[:seq_len]
         else: pe = pos.encoding(pos.resolve_positions(seq_len, token_positions, offset))

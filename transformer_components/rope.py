@@ -33,12 +33,12 @@ def _pairs(x: torch.Tensor, layout: str, r: int):
     return x[..., : r // 2], x[..., r // 2 : r]
 
 def apply_rotary(
-    x: torch.Tensor,  # `[batch, heads, seq, head_dim]`
-    cos: torch.Tensor,  # cosines, broadcastable to `[batch, heads, seq, rotary_dim/2]`
+    x: torch.Tensor,  # `[batch, heads, seq_len, head_dim]`
+    cos: torch.Tensor,  # cosines, broadcastable to `[batch, heads, seq_len, rotary_dim/2]`
     sin: torch.Tensor,  # sines, same shape as `cos`
     layout: str = "interleaved",  # `"interleaved"` or `"half"`
     out: torch.Tensor | None = None,  # write there with the fast kernels (`x` itself: in place); inference only
-) -> torch.Tensor:  # `[batch, heads, seq, head_dim]`
+) -> torch.Tensor:  # `[batch, heads, seq_len, head_dim]`
     "Turn each pair `(a, b)` of the first `2*cos.shape[-1]` coordinates of `x` into `(a cos - b sin, b cos + a sin)`."
     r, d = 2 * cos.shape[-1], x.shape[-1]
     check_choice("layout", layout, ROPE_LAYOUTS)
@@ -113,14 +113,14 @@ def rope_frequencies(
 
 # %% ../nbs/12_rope.ipynb #4d85306d
 class RotaryEmbedding(nn.Module):
-    "Rotate queries and keys `[batch, heads, seq, head_dim]` by their positions (RoPE)."
+    "Rotate queries and keys `[batch, heads, seq_len, head_dim]` by their positions (RoPE)."
     def __init__(self,
                  head_dim: int,  # head dimension `D` (even)
                  base: float = 10000.0,  # $b$ in $\theta_i = b^{-2i/r}$
                  layout: str = "interleaved",  # `"interleaved"` (pairs 2i, 2i+1) or `"half"` (pairs i, i+r/2)
                  rotary_dim: int | None = None,  # rotate only the first `r` coordinates (even, <= head_dim); default all
                  max_seq_len: int = 2048,  # initial cache length (it grows on demand)
-                 compile: bool = False,  # fast path for the half layout through `torch.compile` (see the last section)
+                 compile: bool = False,  # fast path for the half layout through `torch.compile` (last section)
                  scaling: RopeScaling | None = None,  # stretch the frequencies for longer inputs (None: plain RoPE)
                  fast: bool = False,  # without autograd, `rotate` uses the fast kernels of the last section
                 ):
@@ -183,8 +183,8 @@ def set_scaling(self: RotaryEmbedding,
 # %% ../nbs/12_rope.ipynb #5deadc18
 @patch
 def cos_sin(self: RotaryEmbedding,
-            token_positions: torch.Tensor,  # int positions `[seq]` or `[batch, seq]`, >= 0
-           ) -> tuple[torch.Tensor, torch.Tensor]:  # float32 `[seq, r/2]` or `[batch, 1, seq, r/2]`
+            token_positions: torch.Tensor,  # int positions `[seq_len]` or `[batch, seq_len]`, >= 0
+           ) -> tuple[torch.Tensor, torch.Tensor]:  # float32 `[seq_len, r/2]` or `[batch, 1, seq_len, r/2]`
     "Cosines and sines for the given positions, growing the cache when a position is past its end."
     self._ensure(int(token_positions.max()) + 1 if token_positions.numel() else 0)
     p = token_positions.to(self.cos_cached.device)
@@ -208,29 +208,29 @@ def _apply(self: RotaryEmbedding, fn, *args, **kwargs):
 # %% ../nbs/12_rope.ipynb #ed60d9e0
 @patch
 def _angles(self: RotaryEmbedding, x, offset, token_positions) -> tuple[torch.Tensor, torch.Tensor]:
-    "Check `x` and the positions; float32 cos/sin on x's device, broadcastable to `[batch, heads, seq, r/2]`."
+    "Check `x` and the positions; float32 cos/sin on x's device, broadcastable to `[batch, heads, seq_len, r/2]`."
     if not isinstance(x, torch.Tensor) or not x.is_floating_point():
-        raise TypeError(f"x must be a floating-point tensor [batch, heads, seq, head_dim], got "
+        raise TypeError(f"x must be a floating-point tensor [batch, heads, seq_len, head_dim], got "
                         f"{x.dtype if isinstance(x, torch.Tensor) else type(x).__name__}")
     if x.ndim != 4 or x.shape[-1] != self.head_dim:
-        raise ValueError(f"x must be [batch, heads, seq, {self.head_dim}] (head_dim={self.head_dim}), got {tuple(x.shape)}")
-    batch, seq = x.shape[0], x.shape[2]
+        raise ValueError(f"x must be [batch, heads, seq_len, {self.head_dim}] (head_dim={self.head_dim}), got {tuple(x.shape)}")
+    batch, seq_len = x.shape[0], x.shape[2]
     if token_positions is not None:
         if not (isinstance(offset, int) and offset == 0): raise ValueError("give either token_positions or offset, not both")
         check_token_ids("token_positions", token_positions)
-        if token_positions.shape[-1] != seq or token_positions.ndim > 2 or (token_positions.ndim == 2 and token_positions.shape[0] not in (1, batch)):
-            raise ValueError(f"token_positions must be [{seq}] or [{batch}, {seq}], got {tuple(token_positions.shape)}")
+        if token_positions.shape[-1] != seq_len or token_positions.ndim > 2 or (token_positions.ndim == 2 and token_positions.shape[0] not in (1, batch)):
+            raise ValueError(f"token_positions must be [{seq_len}] or [{batch}, {seq_len}], got {tuple(token_positions.shape)}")
         pos = token_positions
     elif isinstance(offset, torch.Tensor):
         check_token_ids("offset", offset)
         if offset.shape != (batch,): raise ValueError(f"a tensor offset holds one start per row, shape [{batch}]; got {tuple(offset.shape)}")
-        pos = offset[:, None] + torch.arange(seq, device=offset.device)
+        pos = offset[:, None] + torch.arange(seq_len, device=offset.device)
     else:
         check_positive_int("offset", offset, allow_zero=True)
         pos = None
     if pos is None:  # consecutive positions: a slice of the cache, no gather
-        self._ensure(offset + seq)
-        cos, sin = self.cos_cached[offset : offset + seq], self.sin_cached[offset : offset + seq]
+        self._ensure(offset + seq_len)
+        cos, sin = self.cos_cached[offset : offset + seq_len], self.sin_cached[offset : offset + seq_len]
     else:
         if pos.numel() and int(pos.min()) < 0: raise IndexError(f"token_positions must be >= 0, got {int(pos.min())}")
         cos, sin = self.cos_sin(pos)
@@ -239,10 +239,10 @@ def _angles(self: RotaryEmbedding, x, offset, token_positions) -> tuple[torch.Te
 # %% ../nbs/12_rope.ipynb #8be9c4df
 @patch
 def rotate(self: RotaryEmbedding,
-           x: torch.Tensor,  # queries or keys `[batch, heads, seq, head_dim]`
+           x: torch.Tensor,  # queries or keys `[batch, heads, seq_len, head_dim]`
            offset: int | torch.Tensor = 0,  # position of the first token: an int, or one per row `[batch]`
-           token_positions: torch.Tensor | None = None,  # explicit positions `[seq]` or `[batch, seq]` (packed batches)
-          ) -> torch.Tensor:  # `[batch, heads, seq, head_dim]`, x's dtype
+           token_positions: torch.Tensor | None = None,  # explicit positions `[seq_len]` or `[batch, seq_len]` (packed batches)
+          ) -> torch.Tensor:  # `[batch, heads, seq_len, head_dim]`, x's dtype
     "Rotate one tensor with `apply_rotary`; the arithmetic is float32 whatever x's dtype, and the result is rounded once."
     cos, sin = self._angles(x, offset, token_positions)
     xf = x if x.dtype == torch.float32 else x.float()
@@ -262,84 +262,6 @@ def forward(self: RotaryEmbedding,
     "Rotate queries and keys by their positions."
     rot = self.rotate_ if inplace else self.rotate
     return rot(q, offset, token_positions), rot(k, offset, token_positions)
-
-# %% ../nbs/12_rope.ipynb #rp000010
-def _rotate_inplace(x, cos, sin, layout: str, r: int, block_bytes: int = 1 << 19):
-    "Rotate `x` in place, one block of positions (about `block_bytes`) at a time, so the four passes over a block hit the cache."
-    rows = max(1, block_bytes // max(1, x[..., :1, :].numel() * x.element_size()))
-    per_position = cos.dim() >= 2 and cos.shape[-2] > 1  # else one angle for every position
-    angles = zip(cos.split(rows, -2), sin.split(rows, -2)) if per_position else None
-    for block in x.split(rows, -2):
-        c, sn = next(angles) if per_position else (cos, sin)
-        a, b = _pairs(block, layout, r)
-        a_sin = a * sn  # taken before `a` is overwritten
-        a.mul_(c).addcmul_(b, sn, value=-1)
-        torch.addcmul(a_sin, b, c, out=b)
-    return x
-
-# %% ../nbs/12_rope.ipynb #rp000012
-def _rotate_into(x, cos, sin, layout: str, out: torch.Tensor) -> torch.Tensor:
-    "`apply_rotary` written into `out` (x's shape and dtype; `x` itself: in place) with as few passes as PyTorch allows."
-    if out.shape != x.shape or out.dtype != x.dtype:
-        raise ValueError(f"out must match x ({tuple(x.shape)}, {x.dtype}), got {tuple(out.shape)}, {out.dtype}")
-    r, d = 2 * cos.shape[-1], x.shape[-1]
-    inplace = out.data_ptr() == x.data_ptr() and out.stride() == x.stride()
-    if r < d and not inplace: out[..., r:] = x[..., r:]
-    xr, outr = (x, out) if r == d else (x[..., :r], out[..., :r])
-    if layout == "interleaved" and x.dtype in (torch.float32, torch.float64) and x.stride(-1) == 1 and out.stride(-1) == 1:
-        # one vectorized pass: each pair is a complex number multiplied by cos + i sin
-        pairs = (*x.shape[:-1], r // 2, 2)
-        xc = torch.view_as_complex(xr.view(pairs) if r == d and x.is_contiguous() else xr.unflatten(-1, pairs[-2:]))
-        oc = torch.view_as_complex(outr.view(pairs) if r == d else outr.unflatten(-1, pairs[-2:]))
-        torch.mul(xc, torch.complex(cos.to(x.dtype), sin.to(x.dtype)), out=oc)
-        return out
-    if inplace: return _rotate_inplace(x, cos, sin, layout, r)
-    (a, b), (oa, ob) = _pairs(x, layout, r), _pairs(out, layout, r)
-    if layout == "half":  # one full-width multiply, then the cross terms added into each half
-        torch.mul(xr, torch.cat([cos, cos], -1), out=outr)
-        oa.addcmul_(b, sin, value=-1); ob.addcmul_(a, sin)
-        return out
-    torch.mul(a, cos, out=oa); oa.addcmul_(b, sin, value=-1)
-    torch.mul(b, cos, out=ob); ob.addcmul_(a, sin)
-    return out
-
-# %% ../nbs/12_rope.ipynb #a2c6e086
-def _half_rotation(x, cos, sin):
-    "Rotate-half as one expression over `[..., seq, head_dim]`, for `torch.compile` to fuse into a single pass."
-    h = cos.shape[-1]
-    halves = x[..., : 2 * h].unflatten(-1, (2, h))  # [..., seq, 2, h]: first half, second half
-    a, b = halves[..., 0, :], halves[..., 1, :]
-    rot = torch.stack([a * cos - b * sin, b * cos + a * sin], -2).flatten(-2)
-    return rot if 2 * h == x.shape[-1] else torch.cat([rot, x[..., 2 * h :]], -1)
-
-@functools.cache
-def _compiled_half():
-    return torch.compile(_half_rotation)
-
-# %% ../nbs/12_rope.ipynb #84aec70e
-@patch
-def rotate_(self: RotaryEmbedding,
-            x: torch.Tensor,  # queries or keys `[batch, heads, seq, head_dim]`, overwritten
-            offset: int | torch.Tensor = 0,  # position of the first token: an int, or one per row `[batch]`
-            token_positions: torch.Tensor | None = None,  # explicit positions `[seq]` or `[batch, seq]`
-           ) -> torch.Tensor:  # `x`, rotated
-    "Rotate `x` in place with the fast kernels (float32 `x` needs no new tensor); for inference: `x` must not need gradients."
-    cos, sin = self._angles(x, offset, token_positions)
-    if torch.is_grad_enabled() and x.requires_grad:
-        raise ValueError("rotate_ overwrites x, which autograd needs for the backward pass; use rotate, or run under torch.no_grad()")
-    if x.dtype == torch.float32: return apply_rotary(x, cos, sin, self.layout, out=x)
-    return x.copy_(self._rotate_fast(x.float(), cos, sin))  # float32 arithmetic, rounded once into x
-
-@patch
-def _rotate_fast(self: RotaryEmbedding, x, cos, sin):
-    "`x` (float32, no autograd) rotated into a new tensor by the fast kernels: the compiled half layout when asked for."
-    if self.compile and self.layout == "half":
-        try: return _compiled_half()(x, cos, sin)
-        except Exception as e:  # torch.compile needs a C++ compiler on CPU (Triton on GPU); stay correct without one
-            warnings.warn(f"RotaryEmbedding: torch.compile failed ({type(e).__name__}: {str(e)[:200]}); using the eager path",
-                          RuntimeWarning, stacklevel=3)
-            self.compile, self.fast = False, True  # the eager kernels from now on
-    return apply_rotary(x, cos, sin, self.layout, out=torch.empty_like(x))
 
 # %% ../nbs/12_rope.ipynb #8fb99ddd
 def rope_permutation(
@@ -425,3 +347,81 @@ def plot_rope_dimensions(
     axes[-1].set_xlabel("distance |i - j|")
     fig.tight_layout()
     return fig
+
+# %% ../nbs/12_rope.ipynb #rp000010
+def _rotate_inplace(x, cos, sin, layout: str, r: int, block_bytes: int = 1 << 19):
+    "Rotate `x` in place, one block of positions (about `block_bytes`) at a time, so the four passes over a block hit the cache."
+    rows = max(1, block_bytes // max(1, x[..., :1, :].numel() * x.element_size()))
+    per_position = cos.dim() >= 2 and cos.shape[-2] > 1  # else one angle for every position
+    angles = zip(cos.split(rows, -2), sin.split(rows, -2)) if per_position else None
+    for block in x.split(rows, -2):
+        c, sn = next(angles) if per_position else (cos, sin)
+        a, b = _pairs(block, layout, r)
+        a_sin = a * sn  # taken before `a` is overwritten
+        a.mul_(c).addcmul_(b, sn, value=-1)
+        torch.addcmul(a_sin, b, c, out=b)
+    return x
+
+# %% ../nbs/12_rope.ipynb #rp000012
+def _rotate_into(x, cos, sin, layout: str, out: torch.Tensor) -> torch.Tensor:
+    "`apply_rotary` written into `out` (x's shape and dtype; `x` itself: in place) with as few passes as PyTorch allows."
+    if out.shape != x.shape or out.dtype != x.dtype:
+        raise ValueError(f"out must match x ({tuple(x.shape)}, {x.dtype}), got {tuple(out.shape)}, {out.dtype}")
+    r, d = 2 * cos.shape[-1], x.shape[-1]
+    inplace = out.data_ptr() == x.data_ptr() and out.stride() == x.stride()
+    if r < d and not inplace: out[..., r:] = x[..., r:]
+    xr, outr = (x, out) if r == d else (x[..., :r], out[..., :r])
+    if layout == "interleaved" and x.dtype in (torch.float32, torch.float64) and x.stride(-1) == 1 and out.stride(-1) == 1:
+        # one vectorized pass: each pair is a complex number multiplied by cos + i sin
+        pairs = (*x.shape[:-1], r // 2, 2)
+        xc = torch.view_as_complex(xr.view(pairs) if r == d and x.is_contiguous() else xr.unflatten(-1, pairs[-2:]))
+        oc = torch.view_as_complex(outr.view(pairs) if r == d else outr.unflatten(-1, pairs[-2:]))
+        torch.mul(xc, torch.complex(cos.to(x.dtype), sin.to(x.dtype)), out=oc)
+        return out
+    if inplace: return _rotate_inplace(x, cos, sin, layout, r)
+    (a, b), (oa, ob) = _pairs(x, layout, r), _pairs(out, layout, r)
+    if layout == "half":  # one full-width multiply, then the cross terms added into each half
+        torch.mul(xr, torch.cat([cos, cos], -1), out=outr)
+        oa.addcmul_(b, sin, value=-1); ob.addcmul_(a, sin)
+        return out
+    torch.mul(a, cos, out=oa); oa.addcmul_(b, sin, value=-1)
+    torch.mul(b, cos, out=ob); ob.addcmul_(a, sin)
+    return out
+
+# %% ../nbs/12_rope.ipynb #a2c6e086
+def _half_rotation(x, cos, sin):
+    "Rotate-half as one expression over `[..., seq_len, head_dim]`, for `torch.compile` to fuse into a single pass."
+    h = cos.shape[-1]
+    halves = x[..., : 2 * h].unflatten(-1, (2, h))  # [..., seq_len, 2, h]: first half, second half
+    a, b = halves[..., 0, :], halves[..., 1, :]
+    rot = torch.stack([a * cos - b * sin, b * cos + a * sin], -2).flatten(-2)
+    return rot if 2 * h == x.shape[-1] else torch.cat([rot, x[..., 2 * h :]], -1)
+
+@functools.cache
+def _compiled_half():
+    return torch.compile(_half_rotation)
+
+# %% ../nbs/12_rope.ipynb #84aec70e
+@patch
+def rotate_(self: RotaryEmbedding,
+            x: torch.Tensor,  # queries or keys `[batch, heads, seq_len, head_dim]`, overwritten
+            offset: int | torch.Tensor = 0,  # position of the first token: an int, or one per row `[batch]`
+            token_positions: torch.Tensor | None = None,  # explicit positions `[seq_len]` or `[batch, seq_len]`
+           ) -> torch.Tensor:  # `x`, rotated
+    "Rotate `x` in place with the fast kernels (float32 `x` needs no new tensor); for inference: `x` must not need gradients."
+    cos, sin = self._angles(x, offset, token_positions)
+    if torch.is_grad_enabled() and x.requires_grad:
+        raise ValueError("rotate_ overwrites x, which autograd needs for the backward pass; use rotate, or run under torch.no_grad()")
+    if x.dtype == torch.float32: return apply_rotary(x, cos, sin, self.layout, out=x)
+    return x.copy_(self._rotate_fast(x.float(), cos, sin))  # float32 arithmetic, rounded once into x
+
+@patch
+def _rotate_fast(self: RotaryEmbedding, x, cos, sin):
+    "`x` (float32, no autograd) rotated into a new tensor by the fast kernels: the compiled half layout when asked for."
+    if self.compile and self.layout == "half":
+        try: return _compiled_half()(x, cos, sin)
+        except Exception as e:  # torch.compile needs a C++ compiler on CPU (Triton on GPU); stay correct without one
+            warnings.warn(f"RotaryEmbedding: torch.compile failed ({type(e).__name__}: {str(e)[:200]}); using the eager path",
+                          RuntimeWarning, stacklevel=3)
+            self.compile, self.fast = False, True  # the eager kernels from now on
+    return apply_rotary(x, cos, sin, self.layout, out=torch.empty_like(x))
