@@ -54,11 +54,11 @@ class TokenEmbeddings(nn.Module):
         return math.sqrt(self.embedding_dim) if self.scale else 1.0
 
     def forward(self,
-                ids: torch.Tensor,  # integer ids of any shape, e.g. `[batch, seq]`
-               ) -> torch.Tensor:  # `[*ids.shape, embedding_dim]`
-        "Vectors of `ids`: `[*ids.shape, embedding_dim]`, times √d when `scale`; bad ids raise `TypeError`/`IndexError`."
-        check_token_ids("ids", ids, self.vocab_size)
-        out = self.embedding(ids)
+                token_ids: torch.Tensor,  # integer ids of any shape, e.g. `[batch, seq_len]`
+               ) -> torch.Tensor:  # `[*token_ids.shape, embedding_dim]`
+        "Vectors of `token_ids`: `[*token_ids.shape, embedding_dim]`, times √d when `scale`; bad ids raise `TypeError`/`IndexError`."
+        check_token_ids("token_ids", token_ids, self.vocab_size)
+        out = self.embedding(token_ids)
         return out * self.multiplier if self.scale else out
 
     def extra_repr(self) -> str:
@@ -181,8 +181,20 @@ _ST_DTYPES = {"F64": torch.float64, "F32": torch.float32, "F16": torch.float16, 
               "I64": torch.int64, "I32": torch.int32, "I16": torch.int16, "I8": torch.int8, "U8": torch.uint8,
               "BOOL": torch.bool}
 
+def _check_entry(path, name, e, data_len):
+    if not (isinstance(e, dict) and {"dtype", "shape", "data_offsets"} <= e.keys()):
+        raise ValueError(f"{path}: entry {name!r} lacks dtype/shape/data_offsets")
+    if e["dtype"] not in _ST_DTYPES: raise ValueError(f"{path}: tensor {name!r} has dtype {e['dtype']!r}; supported: {', '.join(_ST_DTYPES)}")
+    begin, end = e["data_offsets"]
+    nbytes = math.prod(e["shape"]) * _ST_DTYPES[e["dtype"]].itemsize
+    if not (0 <= begin <= end) or end - begin != nbytes:
+        raise ValueError(f"{path}: tensor {name!r} has data_offsets {[begin, end]} but shape {e['shape']} of {e['dtype']} needs {nbytes} bytes")
+    if end > data_len: raise ValueError(f"{path} is truncated: tensor {name!r} ends at byte {end} of a {data_len}-byte data section")
+
+# %% ../nbs/10_embeddings.ipynb #9412d4d4
 def _read_header(path: Path) -> tuple[dict, dict, int]:
     "`(entries, metadata, data_start)` of a safetensors file, every entry checked against the file size."
+    if sys.byteorder != "little": raise NotImplementedError("reading safetensors needs a little-endian machine")
     if not path.is_file(): raise FileNotFoundError(f"no safetensors file at {path}")
     size = path.stat().st_size
     with open(path, "rb") as f: head = f.read(8)
@@ -196,17 +208,6 @@ def _read_header(path: Path) -> tuple[dict, dict, int]:
     metadata = header.pop("__metadata__", None) or {}
     for name, e in header.items(): _check_entry(path, name, e, size - 8 - n)
     return header, metadata, 8 + n
-
-# %% ../nbs/10_embeddings.ipynb #9412d4d4
-def _check_entry(path, name, e, data_len):
-    if not (isinstance(e, dict) and {"dtype", "shape", "data_offsets"} <= e.keys()):
-        raise ValueError(f"{path}: entry {name!r} lacks dtype/shape/data_offsets")
-    if e["dtype"] not in _ST_DTYPES: raise ValueError(f"{path}: tensor {name!r} has dtype {e['dtype']!r}; supported: {', '.join(_ST_DTYPES)}")
-    begin, end = e["data_offsets"]
-    nbytes = math.prod(e["shape"]) * _ST_DTYPES[e["dtype"]].itemsize
-    if not (0 <= begin <= end) or end - begin != nbytes:
-        raise ValueError(f"{path}: tensor {name!r} has data_offsets {[begin, end]} but shape {e['shape']} of {e['dtype']} needs {nbytes} bytes")
-    if end > data_len: raise ValueError(f"{path} is truncated: tensor {name!r} ends at byte {end} of a {data_len}-byte data section")
 
 # %% ../nbs/10_embeddings.ipynb #739bb514
 def read_safetensors_header(
@@ -222,7 +223,6 @@ def load_safetensors_tensor(
     name: str | None = None,  # the tensor to read; `None` when the file holds exactly one
 ) -> torch.Tensor:
     "Read one tensor from a safetensors file (only its bytes are read), e.g. `embeddings.word_embeddings.weight`."
-    if sys.byteorder != "little": raise NotImplementedError("reading safetensors needs a little-endian machine")
     entries = read_safetensors_header(path)
     if name is None:
         if len(entries) != 1:
@@ -274,7 +274,6 @@ def load_safetensors(
     path: str | Path,  # a `.safetensors` file
 ) -> tuple[dict[str, torch.Tensor], dict[str, str]]:  # `(tensors, metadata)`
     "Every tensor of a safetensors file (one read), with its metadata; a stored `sha256` that does not match is a `ValueError`."
-    if sys.byteorder != "little": raise NotImplementedError("reading safetensors needs a little-endian machine")
     path = Path(path)
     entries, metadata, start = _read_header(path)
     buf = bytearray(path.read_bytes()[start:])

@@ -10,7 +10,7 @@ import torch
 from .core import check_positive_int, check_token_ids
 
 # %% auto #0
-__all__ = ['create_padding_mask', 'create_look_ahead_mask', 'padding_mask', 'causal_mask', 'sliding_window_mask',
+__all__ = ['create_padding_mask', 'create_look_ahead_mask', 'real_token_mask', 'causal_mask', 'sliding_window_mask',
            'prefix_lm_mask', 'document_mask', 'MaskDtypeError', 'check_mask', 'expand_mask', 'to_key_padding_mask',
            'to_mha_attn_mask', 'to_additive_mask', 'shift_targets', 'mask_tokens', 'plot_mask']
 
@@ -22,7 +22,7 @@ def create_padding_mask(
     """Padding mask, 1.0 = a real token: `[batch, seq]` float, `1.0` for a token and `0.0` for padding (the blog post's convention).
 
     Convention: 1 = token (keep). `(1 - mask) * -1e9` is the blog post's additive bias; our bool mask is
-    `mask.bool()[:, None, None, :]`, which is what `padding_mask` returns directly."""
+    `mask.bool()[:, None, None, :]`, which is what `real_token_mask` returns directly."""
     check_token_ids("padded_token_ids", padded_token_ids)
     return (padded_token_ids != pad_id).float()
 
@@ -39,22 +39,20 @@ def create_look_ahead_mask(
     return torch.ones(sequence_length, sequence_length, dtype=torch.bool, device=device).triu(diagonal=1)
 
 # %% ../nbs/20_masks.ipynb #6018531d
-def padding_mask(
+def real_token_mask(
     token_ids: torch.Tensor,  # `[batch, seq]` integer ids
     pad_id: int = 0,  # the id used for padding
 ) -> torch.Tensor:
-    "Padding mask, True = may attend: `[batch, 1, 1, seq]` bool, `True` where the key is a real token, `False` on padding."
+    "Padding mask, True = real token (may attend): `[batch, 1, 1, seq]` bool, `False` on padding."
     check_token_ids("token_ids", token_ids)
-    if token_ids.dim() != 2:
-        raise ValueError(f"token_ids must have shape [batch, seq], got {tuple(token_ids.shape)}")
+    check_positive_int("pad_id", pad_id, allow_zero=True)
+    if token_ids.dim() != 2: raise ValueError(f"token_ids must have shape [batch, seq], got {tuple(token_ids.shape)}")
     return (token_ids != pad_id)[:, None, None, :]
 
 # %% ../nbs/20_masks.ipynb #24d70364
 def _offset(align, q_len: int, k_len: int) -> int:
     "The offset `j <= i + offset` that an alignment name or integer stands for."
-    if isinstance(align, bool) or not isinstance(align, (int, str)):
-        raise TypeError(f"align must be 'top_left', 'bottom_right' or an int offset, got {type(align).__name__}")
-    if isinstance(align, int): return align
+    if isinstance(align, int) and not isinstance(align, bool): return align
     if align == "top_left": return 0
     if align == "bottom_right": return k_len - q_len
     raise ValueError(f"align must be 'top_left', 'bottom_right' or an int offset, got {align!r}")
@@ -101,9 +99,8 @@ def prefix_lm_mask(
     "Prefix-LM mask, True = may attend: `[T, T]` (int prefix) or `[batch, 1, T, T]` (tensor prefix) bool, causal plus every key inside the prefix."
     if isinstance(prefix_len, torch.Tensor):
         check_token_ids("prefix_len", prefix_len)
-        if prefix_len.dim() != 1: raise ValueError(f"prefix_len must be an int or a [batch] tensor, got shape {tuple(prefix_len.shape)}")
-        if (prefix_len < 0).any() or (prefix_len > seq_len).any():
-            raise ValueError(f"prefix_len values must lie in [0, {seq_len}], got {prefix_len.tolist()}")
+        if prefix_len.dim() != 1 or (prefix_len < 0).any() or (prefix_len > seq_len).any():
+            raise ValueError(f"prefix_len must be an int or a [batch] tensor of values in [0, {seq_len}], got {prefix_len.tolist()}")
         device = prefix_len.device if device is None else device
         return causal_mask(seq_len, device=device) | (torch.arange(seq_len, device=device) < prefix_len.to(device)[:, None])[:, None, None, :]
     check_positive_int("prefix_len", prefix_len, allow_zero=True)
@@ -150,7 +147,7 @@ def check_mask(
             f"bias use `to_additive_mask`.")
     if not _broadcasts(mask, q_len, k_len, batch, num_heads):
         raise ValueError(f"{name} must be [q_len, k_len] or 4-D broadcastable to {expected} (3-D is ambiguous; "
-                         f"use `padding_mask` for [batch, 1, 1, k_len]), got shape {tuple(mask.shape)}")
+                         f"use `real_token_mask` for [batch, 1, 1, k_len]), got shape {tuple(mask.shape)}")
     return mask
 
 # %% ../nbs/20_masks.ipynb #47dffe1a
@@ -167,7 +164,7 @@ def expand_mask(
 
 # %% ../nbs/20_masks.ipynb #39243937
 def to_key_padding_mask(
-    mask: torch.Tensor,  # our padding mask: `[batch, 1, 1, k_len]` (from `padding_mask`) or `[batch, k_len]`, True = token
+    mask: torch.Tensor,  # our padding mask: `[batch, 1, 1, k_len]` (from `real_token_mask`) or `[batch, k_len]`, True = token
 ) -> torch.Tensor:
     "`nn.MultiheadAttention`'s `key_padding_mask`: `[batch, k_len]` bool, True = padding (ignored)."
     if isinstance(mask, torch.Tensor) and mask.dim() == 4 and mask.shape[1] == mask.shape[2] == 1: mask = mask[:, 0, 0]

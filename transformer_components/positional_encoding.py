@@ -18,14 +18,9 @@ from .embeddings import TokenEmbeddings
 __all__ = ['LAYOUTS', 'sinusoidal_angles', 'sinusoidal_encoding', 'plot_encoding_heatmap', 'plot_encoding_columns',
            'plot_position_similarity', 'PositionalEncoder', 'TokenPositionEmbedding']
 
-# %% ../nbs/11_positional_encoding.ipynb #fc17efb1
-LAYOUTS = ("interleaved", "half")  # the same names as RotaryEmbedding's layouts
-
-def _check_layout(layout): return check_choice("layout", layout, LAYOUTS)
-
 # %% ../nbs/11_positional_encoding.ipynb #9ff641ea
 def sinusoidal_angles(
-    token_positions: torch.Tensor,  # positions of any shape, e.g. `[seq]` or `[batch, seq]` (ints or floats)
+    token_positions: torch.Tensor,  # positions of any shape, e.g. `[seq_len]` or `[batch, seq_len]` (ints or floats)
     embedding_dim: int,  # encoding size `d`
     base: float = 10000.0,  # `n` in $\omega_k = n^{-2k/d}$
 ) -> torch.Tensor:  # float64 angles `[*token_positions.shape, ceil(embedding_dim/2)]`
@@ -37,22 +32,24 @@ def sinusoidal_angles(
     return token_positions.to(torch.float64)[..., None] * inv_freq
 
 # %% ../nbs/11_positional_encoding.ipynb #2a359a2f
+LAYOUTS = ("interleaved", "half")  # the same names as RotaryEmbedding's layouts
+
 def sinusoidal_encoding(
-    length: int,  # number of positions, `0 .. length-1`
+    seq_len: int,  # number of positions, `0 .. seq_len-1`
     embedding_dim: int,  # encoding size `d` (odd allowed)
     base: float = 10000.0,  # `n` in $\omega_k = n^{-2k/d}$
     layout: str = "interleaved",  # `"interleaved"` (sin even, cos odd columns) or `"half"` (all sines, then all cosines)
     start: int = 0,  # first position
-) -> torch.Tensor:  # float32 `[length, embedding_dim]`
+) -> torch.Tensor:  # float32 `[seq_len, embedding_dim]`
     "The sinusoidal positional encoding of Vaswani et al. (2017), computed in float64 and returned as float32."
-    check_positive_int("length", length, allow_zero=True)
+    check_positive_int("seq_len", seq_len, allow_zero=True)
     check_positive_int("start", start, allow_zero=True)
-    _check_layout(layout)
-    ang = sinusoidal_angles(torch.arange(start, start + length, dtype=torch.float64), embedding_dim, base)
+    check_choice("layout", layout, LAYOUTS)
+    ang = sinusoidal_angles(torch.arange(start, start + seq_len, dtype=torch.float64), embedding_dim, base)
     sin, cos = ang.sin(), ang[:, : embedding_dim // 2].cos()
     if layout == "half": out = torch.cat([sin, cos], dim=-1)
     else:
-        out = torch.empty(length, embedding_dim, dtype=torch.float64)
+        out = torch.empty(seq_len, embedding_dim, dtype=torch.float64)
         out[:, 0::2], out[:, 1::2] = sin, cos
     return out.to(torch.float32)
 
@@ -103,7 +100,7 @@ def plot_position_similarity(
 
 # %% ../nbs/11_positional_encoding.ipynb #e3a7bced
 class PositionalEncoder(nn.Module):
-    "Add a position vector to each token vector: `[batch, seq, dim]` → `[batch, seq, dim]`."
+    "Add a position vector to each token vector: `[batch, seq_len, dim]` → `[batch, seq_len, dim]`."
     def __init__(self,
                  max_seq_len: int,  # positions `0 .. max_seq_len-1` (the fixed table grows past it on demand)
                  embedding_dim: int,  # size `d` of the token vectors
@@ -116,7 +113,7 @@ class PositionalEncoder(nn.Module):
         self.max_seq_len = check_positive_int("max_seq_len", max_seq_len)
         self.embedding_dim = check_positive_int("embedding_dim", embedding_dim)
         check_number("dropout", dropout, 0, 1, high_open=True)
-        self.is_learned, self.base, self.layout = bool(is_learned), float(base), _check_layout(layout)
+        self.is_learned, self.base, self.layout = bool(is_learned), float(base), check_choice("layout", layout, LAYOUTS)
         self.dropout = nn.Dropout(dropout)
         if self.is_learned: self.pos_embedding = nn.Embedding(max_seq_len, embedding_dim)
         else: self.register_buffer("pos_encodings", sinusoidal_encoding(max_seq_len, embedding_dim, self.base, layout), persistent=False)
@@ -150,17 +147,15 @@ def _table(self: PositionalEncoder, needed: int) -> torch.Tensor:
 @patch
 def resolve_positions(self: PositionalEncoder,
                       seq_len: int,  # length of the input
-                      token_positions: torch.Tensor | None = None,  # explicit positions `[seq]` or `[batch, seq]`
+                      token_positions: torch.Tensor | None = None,  # explicit positions `[seq_len]` or `[batch, seq_len]`
                       offset: int | torch.Tensor = 0,  # first position: an int, or one per row `[batch]`
-                     ) -> torch.Tensor:  # positions `[seq]` or `[batch, seq]`, int64
-    "The positions to encode: explicit ones checked, else `offset + 0 .. seq_len-1`."
+                     ) -> torch.Tensor:  # positions `[seq_len]` or `[batch, seq_len]`, int64
+    "The positions to encode: explicit ones (their values are checked by `encoding`), else `offset + 0 .. seq_len-1`."
     if token_positions is not None:
         if not (isinstance(offset, int) and offset == 0): raise ValueError("give either token_positions or offset, not both")
         check_token_ids("token_positions", token_positions)
         if token_positions.shape[-1] != seq_len:
             raise ValueError(f"token_positions cover {token_positions.shape[-1]} tokens but the input has seq_len={seq_len}")
-        if token_positions.numel() and int(token_positions.min()) < 0:
-            raise IndexError(f"token_positions must be >= 0, got {int(token_positions.min())}")
         return token_positions
     if isinstance(offset, torch.Tensor):
         check_token_ids("offset", offset)
@@ -185,29 +180,27 @@ def encoding(self: PositionalEncoder,
 # %% ../nbs/11_positional_encoding.ipynb #ecbdc3cc
 @patch
 def forward(self: PositionalEncoder,
-            x: torch.Tensor,  # token vectors `[batch, seq, dim]` (or `[seq, dim]`)
-            token_positions: torch.Tensor | None = None,  # explicit positions `[seq]` or `[batch, seq]`
+            x: torch.Tensor,  # token vectors `[batch, seq_len, dim]` (or `[seq_len, dim]`)
+            token_positions: torch.Tensor | None = None,  # explicit positions `[seq_len]` or `[batch, seq_len]`
             offset: int | torch.Tensor = 0,  # first position: an int, or one per row `[batch]` for left padding
-           ) -> torch.Tensor:  # `[batch, seq, dim]` in x's dtype
-    "`x` `[batch, seq, dim]` plus the encoding of its positions (then dropout), in `x`'s dtype."
+           ) -> torch.Tensor:  # `[batch, seq_len, dim]` in x's dtype
+    "`x` `[batch, seq_len, dim]` plus the encoding of its positions (then dropout), in `x`'s dtype."
     if not isinstance(x, torch.Tensor) or not x.is_floating_point():
-        raise TypeError(f"x must be a floating-point tensor [batch, seq, dim], got "
+        raise TypeError(f"x must be a floating-point tensor [batch, seq_len, dim], got "
                         f"{x.dtype if isinstance(x, torch.Tensor) else type(x).__name__}")
     if x.ndim < 2 or x.shape[-1] != self.embedding_dim:
-        raise ValueError(f"x must be [batch, seq, {self.embedding_dim}] (embedding_dim={self.embedding_dim}), got {tuple(x.shape)}")
-    seq = x.shape[-2]
+        raise ValueError(f"x must be [batch, seq_len, {self.embedding_dim}] (embedding_dim={self.embedding_dim}), got {tuple(x.shape)}")
+    seq_len = x.shape[-2]
     if token_positions is None and isinstance(offset, int) and offset == 0:
-        pe = self._table(seq)[:seq]  # the common case: a slice, no gather
-    else:
-        pos = self.resolve_positions(seq, token_positions, offset)
-        pe = self.encoding(pos)
+        pe = self._table(seq_len)[:seq_len]  # the common case: a slice, no gather
+    else: pe = self.encoding(self.resolve_positions(seq_len, token_positions, offset))
     if x.dtype == pe.dtype: out = x + pe
     else: out = (x.float() + pe.float()).to(x.dtype)
     return self.dropout(out)
 
 # %% ../nbs/11_positional_encoding.ipynb #3e497ed6
 class TokenPositionEmbedding(nn.Module):
-    "Token ids `[batch, seq]` → token vectors plus position vectors `[batch, seq, dim]`."
+    "Token ids `[batch, seq_len]` → token vectors plus position vectors `[batch, seq_len, dim]`."
     def __init__(self,
                  tokens: TokenEmbeddings,  # the token table
                  positional_encoding: PositionalEncoder,  # learned or fixed positions of the same `embedding_dim`
@@ -218,20 +211,20 @@ class TokenPositionEmbedding(nn.Module):
         self.tokens, self.positional_encoding = tokens, positional_encoding
 
     def forward(self,
-                ids: torch.Tensor,  # token ids `[batch, seq]` (or `[seq]`)
-                token_positions: torch.Tensor | None = None,  # explicit positions `[seq]` or `[batch, seq]`
+                token_ids: torch.Tensor,  # token ids `[batch, seq_len]` (or `[seq_len]`)
+                token_positions: torch.Tensor | None = None,  # explicit positions `[seq_len]` or `[batch, seq_len]`
                 offset: int | torch.Tensor = 0,  # first position, or one per row `[batch]`
-               ) -> torch.Tensor:  # `[batch, seq, dim]`
-        "Token vectors plus position vectors of `ids` `[batch, seq]`: `[batch, seq, dim]`."
+               ) -> torch.Tensor:  # `[batch, seq_len, dim]`
+        "Token vectors plus position vectors of `token_ids` `[batch, seq_len]`: `[batch, seq_len, dim]`."
         tok, pos = self.tokens, self.positional_encoding
-        check_token_ids("ids", ids, tok.vocab_size)
-        if ids.ndim == 0: raise ValueError("ids must be [batch, seq] or [seq], got a scalar")
-        seq = ids.shape[-1]
-        if token_positions is None and isinstance(offset, int) and offset == 0: pe = pos._table(seq)[:seq]
-        else: pe = pos.encoding(pos.resolve_positions(seq, token_positions, offset))
+        check_token_ids("token_ids", token_ids, tok.vocab_size)
+        if token_ids.ndim == 0: raise ValueError("token_ids must be [batch, seq_len] or [seq_len], got a scalar")
+        seq_len = token_ids.shape[-1]
+        if token_positions is None and isinstance(offset, int) and offset == 0: pe = pos._table(seq_len)[:seq_len]
+        else: pe = pos.encoding(pos.resolve_positions(seq_len, token_positions, offset))
         w = tok.weight
         fast = not (torch.is_grad_enabled() and (w.requires_grad or pe.requires_grad)) and w.dtype == pe.dtype
-        if not fast: return pos.dropout((tok(ids).float() + pe.float()).to(w.dtype) if w.dtype != pe.dtype else tok(ids) + pe)
-        out = torch.index_select(w, 0, ids.reshape(-1)).view(*ids.shape, w.shape[1])
+        if not fast: return pos.dropout((tok(token_ids).float() + pe.float()).to(w.dtype) if w.dtype != pe.dtype else tok(token_ids) + pe)
+        out = torch.index_select(w, 0, token_ids.reshape(-1)).view(*token_ids.shape, w.shape[1])
         if tok.scale: out.mul_(tok.multiplier)
         return pos.dropout(out.add_(pe))
