@@ -30,7 +30,7 @@ __all__ = ['UNKNOWN_RATE', 'MODEL_FORMAT', 'prefix_dictionary', 'word_dag', 'max
            'default_dictionary_path', 'forward_maximum_matching', 'SegmentationScore', 'sighan_score', 'read_segmented',
            'read_lines', 'train_segmenter', 'tc_segment', 'tc_train_segmenter']
 
-# %% ../nbs/03_chinese.ipynb #a1585b80
+# %% ../nbs/03_chinese.ipynb #1ba37ae8
 def prefix_dictionary(
     freqs: dict[str, float],  # word -> frequency (a positive count)
 ) -> dict[str, float | None]:
@@ -38,7 +38,7 @@ def prefix_dictionary(
     prefixes = {w[:k]: None for w in freqs for k in range(1, len(w))}
     return prefixes | {w: math.log(f) for w, f in freqs.items()}
 
-# %% ../nbs/03_chinese.ipynb #33d9e0a4
+# %% ../nbs/03_chinese.ipynb #6f7f7b9d
 def word_dag(
     text: str,  # the text to cut (a run of Han characters)
     prefixes: dict[str, float | None],  # from `prefix_dictionary`
@@ -53,7 +53,7 @@ def word_dag(
         dag.append(ends)
     return dag
 
-# %% ../nbs/03_chinese.ipynb #a53b96dc
+# %% ../nbs/03_chinese.ipynb #263f1698
 def max_probability_cut(
     text: str,  # the text to cut (a run of Han characters)
     prefixes: dict[str, float | None],  # from `prefix_dictionary`
@@ -231,8 +231,8 @@ _LAT = "A-Za-zＡ-Ｚａ-ｚ"
 _MODS = "\u0300-\u036f\u20d0-\u20ff\ufe0e\ufe0f\U0001F3FB-\U0001F3FF\U000E0020-\U000E007F"
 _ATOMS = re.compile(
     rf"(?P<year>(?<![{_DIG}{_CN_DIG}十百千])[{_DIG}{_CN_DIG}]{{4}}[年])"
+    rf"|(?P<latin>[{_DIG}]*[{_LAT}][{_LAT}{_DIG}]*(?:[.．\-－—_'’][{_LAT}{_DIG}]+)*)"  # 3D, 5G as well as mp3
     rf"|(?P<num>(?:(?<![{_DIG}{_LAT}])[-－+＋])?[{_DIG}]+(?:[.．·∶:／/][{_DIG}]+)*(?:[%％‰]|万亿|[万亿千]|月份|[月日时分秒])?)"
-    rf"|(?P<latin>[{_LAT}][{_LAT}{_DIG}]*(?:[.．\-－—_'’][{_LAT}{_DIG}]+)*)"
     r"|(?P<repeat>(?P<mark>[—…\-－─～~.．·=＝*＊_])(?P=mark)+)"
     r"|(?P<han>[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f〇○]+)"
     rf"|(?P<other>.[{_MODS}]*(?:\u200d.[{_MODS}]*)*)",
