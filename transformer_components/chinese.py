@@ -30,7 +30,7 @@ __all__ = ['UNKNOWN_RATE', 'MODEL_FORMAT', 'prefix_dictionary', 'word_dag', 'max
            'default_dictionary_path', 'forward_maximum_matching', 'SegmentationScore', 'sighan_score', 'read_segmented',
            'read_lines', 'train_segmenter', 'tc_segment', 'tc_train_segmenter']
 
-# %% ../nbs/03_chinese.ipynb #1ba37ae8
+# %% ../nbs/03_chinese.ipynb #cf9b0237
 def prefix_dictionary(
     freqs: dict[str, float],  # word -> frequency (a positive count)
 ) -> dict[str, float | None]:
@@ -38,7 +38,7 @@ def prefix_dictionary(
     prefixes = {w[:k]: None for w in freqs for k in range(1, len(w))}
     return prefixes | {w: math.log(f) for w, f in freqs.items()}
 
-# %% ../nbs/03_chinese.ipynb #6f7f7b9d
+# %% ../nbs/03_chinese.ipynb #c4ab47dd
 def word_dag(
     text: str,  # the text to cut (a run of Han characters)
     prefixes: dict[str, float | None],  # from `prefix_dictionary`
@@ -53,7 +53,7 @@ def word_dag(
         dag.append(ends)
     return dag
 
-# %% ../nbs/03_chinese.ipynb #263f1698
+# %% ../nbs/03_chinese.ipynb #b7a5dd21
 def max_probability_cut(
     text: str,  # the text to cut (a run of Han characters)
     prefixes: dict[str, float | None],  # from `prefix_dictionary`
