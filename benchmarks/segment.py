@@ -15,8 +15,10 @@ Text: the SIGHAN 2005 PKU test input (1,944 lines, 172,733 characters).
 - In-process rate: both segmenters with jieba's dict.txt, warmed up, best of 3 by CPU time of this thread (the
   machine is shared); jieba with its HMM on (its default) and off.
 Run: python benchmarks/segment.py
+`--quick` runs every step once on the first 300 lines (a smoke test for `make test`, well under 30 s; its
+figures are not comparable).
 """
-import compileall, importlib.util, os, resource, subprocess, sys, tempfile, time
+import argparse, compileall, importlib.util, os, resource, subprocess, sys, tempfile, time
 from pathlib import Path
 
 import transformer_components
@@ -38,10 +40,10 @@ def best_of(f, n=3, clock=time.perf_counter):
     return min(ts)
 
 
-def process_times(cmds: dict, stdin: Path, n=5) -> dict:
+def process_times(cmds: dict, stdin: Path, n=5, warmup=True) -> dict:
     """Best wall and CPU (user + system) seconds of each `(argv, env)` in `cmds` reading `stdin`, run round-robin
-    after one untimed round (which builds the caches and warms the OS file cache); `{dir}` in argv or env is a fresh
-    empty folder each time."""
+    after one untimed round (`warmup`: it builds the caches and warms the OS file cache); `{dir}` in argv or env is a
+    fresh empty folder each time."""
     def once(cmd, env):
         with tempfile.TemporaryDirectory() as d:
             c = [a.replace("{dir}", d) for a in cmd]
@@ -51,7 +53,7 @@ def process_times(cmds: dict, stdin: Path, n=5) -> dict:
                 subprocess.run(c, stdin=f, stdout=subprocess.DEVNULL, env=e, check=True)
                 wall, r1 = time.perf_counter() - t0, resource.getrusage(resource.RUSAGE_CHILDREN)
         return wall, r1.ru_utime - r0.ru_utime + r1.ru_stime - r0.ru_stime
-    for cmd, env in cmds.values(): once(cmd, env)
+    for cmd, env in cmds.values() if warmup else (): once(cmd, env)
     best = {k: (float("inf"), float("inf")) for k in cmds}
     for _ in range(n):
         for k, (cmd, env) in cmds.items():
@@ -60,7 +62,7 @@ def process_times(cmds: dict, stdin: Path, n=5) -> dict:
     return best
 
 
-def main():
+def main(quick=False):
     if not has_shared_data("cws", "icwb2-data"):
         print("segment benchmark: the SIGHAN data (shared/data/cws/icwb2-data) is absent; nothing measured."); return
     if importlib.util.find_spec("jieba") is None:
@@ -74,6 +76,11 @@ def main():
     test_file, list_file = cws / "testing" / "pku_test.utf8", cws / "gold" / "pku_training_words.utf8"
     text = [t for t in read_lines(test_file) if t.strip()]
     gold = [g for g in read_segmented(cws / "gold" / "pku_test_gold.utf8") if g]
+    rounds, work = (1, tempfile.TemporaryDirectory()) if quick else (5, None)
+    if quick:  # the first lines only (the test text and its gold align line for line)
+        text, gold = text[:300], gold[:300]
+        test_file = Path(work.name) / "pku_test_head.utf8"
+        test_file.write_text("".join(t + "\n" for t in text), encoding="utf-8")
     nchars = sum(map(len, text))
     dict_path = default_dictionary_path()
     bin_dir = Path(sys.executable).parent
@@ -104,16 +111,19 @@ def main():
     py = sys.executable
     times = process_times({"ours_cached": ([tc_segment], None), "jieba_cached": ([py, "-c", JIEBA_PROCESS], None),
                            "ours_cold": ([tc_segment], env), "jieba_cold": ([py, "-c", JIEBA_PROCESS, "{dir}"], None),
-                           "ours_list": ([tc_segment, "--dict", str(list_file)], None)}, test_file)
+                           "ours_list": ([tc_segment, "--dict", str(list_file)], None)}, test_file,
+                          n=rounds, warmup=not quick)
 
     # in process
     thread = time.thread_time
     for t in text[:200]: ours_jieba_dict.cut(t); list(tk.cut(t))
-    t_ours = best_of(lambda: [ours_jieba_dict.cut(t) for t in text], clock=thread)
-    t_jieba = best_of(lambda: [list(tk.cut(t)) for t in text], clock=thread)
-    t_jieba_nohmm = best_of(lambda: [list(tk.cut(t, HMM=False)) for t in text], clock=thread)
+    n = 1 if quick else 3
+    t_ours = best_of(lambda: [ours_jieba_dict.cut(t) for t in text], n, clock=thread)
+    t_jieba = best_of(lambda: [list(tk.cut(t)) for t in text], n, clock=thread)
+    t_jieba_nohmm = best_of(lambda: [list(tk.cut(t, HMM=False)) for t in text], n, clock=thread)
 
-    print(f"PKU test input: {len(text):,} lines, {nchars:,} characters; jieba's dictionary {dict_path}")
+    print(f"PKU test input: {len(text):,} lines, {nchars:,} characters; jieba's dictionary {dict_path}"
+          + (" (--quick: a smoke test, figures not comparable)" if quick else ""))
     print(f"\n{'accuracy (SIGHAN scoring, OOV = not in the PKU list)':44s}{'P':>7s}{'R':>7s}{'F1':>7s}{'OOV-R':>7s}")
     for name, s in rows:
         print(f"{name:44s}{s.precision:7.3f}{s.recall:7.3f}{s.f1:7.3f}{s.oov_recall:7.3f}")
@@ -130,4 +140,6 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--quick", action="store_true", help="every step once on the first 300 lines (a smoke test)")
+    main(ap.parse_args().quick)

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-SEED = "談到貿易戰的長遠影響，林行止表示貿易戰促使在中國的工廠搬遷到越南、寮國、印度、台灣甚至是馬來西亞，以避開關稅。"
+SENTENCE = "談到貿易戰的長遠影響，林行止表示貿易戰促使在中國的工廠搬遷到越南、寮國、印度、台灣甚至是馬來西亞，以避開關稅。"
 
 
 def _exe(name="tc-segment") -> str:
@@ -29,7 +29,7 @@ def _nows(s: str) -> str: return "".join(s.split())
 
 def test_lines_in_lines_out(env, tmp_path):
     (tmp_path / "names.txt").write_text("林行止\n", encoding="utf-8")
-    lines = [SEED, "", "   ", "2001年12月31日，iPhone 的价格上涨了3.5％👍🏽", "ＡＢＣ　全角　空格", "结尾没有换行"]
+    lines = [SENTENCE, "", "   ", "2001年12月31日，iPhone 的价格上涨了3.5％👍🏽", "ＡＢＣ　全角　空格", "结尾没有换行"]
     r = run(["--user-dict", str(tmp_path / "names.txt")], "\n".join(lines).encode("utf-8"), env)
     assert r.returncode == 0, r.stderr.decode()
     out = r.stdout.decode("utf-8").split("\n")
