@@ -329,7 +329,7 @@ def _text_ids(self: WordPiece, text, name: str, allowed_special="none", disallow
         else: out += self._normalized_ids(text[s:e], normed, disallowed)
     return out
 
-# %% ../nbs/05_wordpiece.ipynb #8c4f2275
+# %% ../nbs/05_wordpiece.ipynb #74e59675
 @patch
 def _tokens_of(self: WordPiece, ids, inputs=None) -> list[str]:
     "Tokens of `encode(*inputs)`: the vocabulary's, and for an added token the text it matched."
