@@ -18,6 +18,7 @@ from itertools import accumulate, chain, islice, repeat
 from pathlib import Path
 
 from fastcore.basics import patch
+from fastcore.meta import delegates
 
 from .core import check_positive_int
 from .tokenizer import AddedToken, Encoding, Tokenizer, _as_int, read_added_tokens
@@ -159,6 +160,13 @@ def merge_ids_heap(
 # %% ../nbs/04_bpe.ipynb #835248c5
 _NEVER = sys.maxsize  # above every packed (rank, id)
 
+def _occurrences(rs: list[int], best: int, j: int) -> list[int]:
+    "Positions of `best` in `rs` from `j` on, each not overlapping the one before (`a a a` -> `aa a`)."
+    hits = [j]
+    for k in range(j + 1, len(rs)):
+        if rs[k] == best and k > hits[-1] + 1: hits.append(k)
+    return hits
+
 def merge_ids_short(ids: list[int], pairs: dict[tuple[int, int], int], shift: int) -> list[int]:
     "The ids `bpe_merge_word` gives, by its own algorithm on packed ints: O(n²), the fastest for short words."
     get, mask = pairs.get, (1 << shift) - 1
@@ -173,14 +181,6 @@ def merge_ids_short(ids: list[int], pairs: dict[tuple[int, int], int], shift: in
             if j < len(rs): rs[j] = get((new, ids[j + 1]), _NEVER)
             if j: rs[j - 1] = get((ids[j - 1], new), _NEVER)
     return ids
-
-# %% ../nbs/04_bpe.ipynb #b57dcaa7
-def _occurrences(rs: list[int], best: int, j: int) -> list[int]:
-    "Positions of `best` in `rs` from `j` on, each not overlapping the one before (`a a a` -> `aa a`)."
-    hits = [j]
-    for k in range(j + 1, len(rs)):
-        if rs[k] == best and k > hits[-1] + 1: hits.append(k)
-    return hits
 
 # %% ../nbs/04_bpe.ipynb #b0a31712
 SHORT_WORD = 32  # symbols; up to this many, `merge_ids_short` is faster
@@ -211,6 +211,26 @@ def _surrogate_error(word, name="text"):
     return ValueError(f"{name} holds a lone surrogate U+{ord(word[i]):04X}, which is not a character and has no "
                       "UTF-8 bytes; decode your input with errors='replace' (or fix its source) first")
 
+# %% ../nbs/04_bpe.ipynb #7c07ef87
+def _check_bpe(vocab, merges, byte_level, unk_token):
+    "Refuse a vocabulary and merges that `BPETokenizer` could not encode with, saying what is wrong."
+    if not all(isinstance(t, str) and isinstance(i, int) and not isinstance(i, bool) for t, i in vocab.items()):
+        raise TypeError("vocab must map str tokens to int ids")
+    if len(set(vocab.values())) != len(vocab): raise ValueError("vocab assigns the same id to two tokens")
+    for r, m in enumerate(merges):
+        if len(m) != 2 or not all(isinstance(p, str) for p in m):
+            raise ValueError(f"merge {r} must be a pair of strings, got {m!r}")
+        for part in (m[0], m[1], m[0] + m[1]):
+            if part not in vocab: raise ValueError(f"merge {r} {m!r} refers to {part!r}, which is not in the vocab")
+    if byte_level:
+        if unk_token is not None: raise ValueError("unk_token is only for character-level tokenizers: "
+                                              "byte-level ones can represent every string")
+        missing = [c for c in bytes_to_unicode().values() if c not in vocab]
+        if missing: raise ValueError(f"a byte-level vocab needs all 256 byte symbols; {len(missing)} are missing, "
+                                     f"e.g. {missing[0]!r}")
+    elif unk_token is not None and unk_token not in vocab:
+        raise ValueError(f"unk_token {unk_token!r} is not in the vocab")
+
 # %% ../nbs/04_bpe.ipynb #22d8cffc
 class BPETokenizer(Tokenizer):
     "A BPE tokenizer: GPT-2 pre-tokenization, then merges applied per pre-token (byte- or character-level)."
@@ -223,7 +243,7 @@ class BPETokenizer(Tokenizer):
         self._vocab = dict(vocab)
         self.merges = [tuple(m) for m in merges]
         self.byte_level, self.unk_token = bool(byte_level), unk_token
-        self._check()
+        _check_bpe(self._vocab, self.merges, self.byte_level, unk_token)
         self._model_vocab, self._id_token = dict(self._vocab), {i: t for t, i in self._vocab.items()}
         self.ranks = {m: r for r, m in reversed(list(enumerate(self.merges)))}  # the reference's table: first occurrence wins
         self._pairs, self._shift = pair_table(self.merges, self._vocab)
@@ -232,38 +252,19 @@ class BPETokenizer(Tokenizer):
         self._unbyte = {c: b for b, c in b2u.items()}
         self._start_caches(check_positive_int("cache_size", cache_size))
 
+    _plain_added = False  # whether an added token is not special (then `encode_ordinary` must look for it)
+    def _added_changed(self): self._plain_added = any(not a.token.special for a in self._added.values())
+
+    def _start_caches(self, limit: int):
+        "Empty caches: pre-token -> ids, and for the text between spaces, the first piece and the others (with their space)."
+        self._cache = _WordCache(lambda w: self._encode_word(w), limit)  # the methods are defined below: looked up when first used
+        self._first = _WordCache(lambda t: self._text_ids(t), limit)
+        self._spaced = _WordCache(lambda t: self._spaced_ids(t), limit)
+        self._word_ids, self._first_ids, self._spaced_get = self._cache.__getitem__, self._first.__getitem__, self._spaced.__getitem__
+
     def __repr__(self):
         kind = "byte-level" if self.byte_level else "character-level"
         return f"BPETokenizer({kind}, {self.vocab_size} tokens, {len(self.merges)} merges)"
-
-# %% ../nbs/04_bpe.ipynb #17170e75
-@patch
-def _start_caches(self: BPETokenizer, limit: int):
-    "Empty caches: pre-token -> ids, and for the text between spaces, the first piece and the others (with their space)."
-    self._cache = _WordCache(lambda w: self._encode_word(w), limit)
-    self._first = _WordCache(lambda t: self._text_ids(t), limit)
-    self._spaced = _WordCache(lambda t: self._spaced_ids(t), limit)
-    self._word_ids, self._first_ids, self._spaced_get = self._cache.__getitem__, self._first.__getitem__, self._spaced.__getitem__
-
-# %% ../nbs/04_bpe.ipynb #7c07ef87
-@patch
-def _check(self: BPETokenizer):
-    if not all(isinstance(t, str) and isinstance(i, int) and not isinstance(i, bool) for t, i in self._vocab.items()):
-        raise TypeError("vocab must map str tokens to int ids")
-    if len(set(self._vocab.values())) != len(self._vocab): raise ValueError("vocab assigns the same id to two tokens")
-    for r, m in enumerate(self.merges):
-        if len(m) != 2 or not all(isinstance(p, str) for p in m):
-            raise ValueError(f"merge {r} must be a pair of strings, got {m!r}")
-        for part in (m[0], m[1], m[0] + m[1]):
-            if part not in self._vocab: raise ValueError(f"merge {r} {m!r} refers to {part!r}, which is not in the vocab")
-    if self.byte_level:
-        if self.unk_token is not None: raise ValueError("unk_token is only for character-level tokenizers: "
-                                                        "byte-level ones can represent every string")
-        missing = [c for c in bytes_to_unicode().values() if c not in self._vocab]
-        if missing: raise ValueError(f"a byte-level vocab needs all 256 byte symbols; {len(missing)} are missing, "
-                                     f"e.g. {missing[0]!r}")
-    elif self.unk_token is not None and self.unk_token not in self._vocab:
-        raise ValueError(f"unk_token {self.unk_token!r} is not in the vocab")
 
 # %% ../nbs/04_bpe.ipynb #5a3b657c
 @patch
@@ -276,25 +277,17 @@ def _base_ids(self: BPETokenizer, word: str) -> list[int]:
     v = self._model_vocab
     return [v[c] if c in v else v[self._unk(c)] for c in word]
 
-# %% ../nbs/04_bpe.ipynb #dac0aed1
-@patch
-def _encode_word(self: BPETokenizer, word: str) -> tuple[int, ...]:
-    "The ids of one pre-token."
-    return tuple(merge_ids(self._base_ids(word), self._pairs, self._shift))
-
-# %% ../nbs/04_bpe.ipynb #5e6d5d07
-BPETokenizer._plain_added = False  # whether an added token is not special (then `encode_ordinary` must look for it)
-
-@patch
-def _added_changed(self: BPETokenizer): self._plain_added = any(not a.token.special for a in self._added.values())
-
-# %% ../nbs/04_bpe.ipynb #7be38dbe
 @patch
 def _unk(self: BPETokenizer, c: str) -> str:
     if self.unk_token is None:
         raise ValueError(f"character {c!r} (U+{ord(c):04X}) is not in the vocab of this character-level tokenizer, "
                          "which has no unk_token")
     return self.unk_token
+
+@patch
+def _encode_word(self: BPETokenizer, word: str) -> tuple[int, ...]:
+    "The ids of one pre-token."
+    return tuple(merge_ids(self._base_ids(word), self._pairs, self._shift))
 
 # %% ../nbs/04_bpe.ipynb #8d8bd85f
 _SPACES = frozenset(_WS + _NON_ASCII_SPACE)  # white space as the pattern's \s has it
@@ -306,13 +299,12 @@ def _text_ids(self: BPETokenizer, text: str) -> tuple[int, ...]:
     "Ids of `text` through the regex: its pre-tokens' cached ids."
     return tuple(chain.from_iterable(map(self._word_ids, _ascii_pretokens(text) if text.isascii() else pretokenize(text))))
 
-# %% ../nbs/04_bpe.ipynb #342f4d66
+# %% ../nbs/04_bpe.ipynb #953733fa
 @patch
 def _spaced_ids(self: BPETokenizer, piece: str) -> tuple[int, ...] | None:
     "Ids of `" " + piece`, or `None` when the space before `piece` is not a valid cut."
     return None if not piece or piece[0] in _SPACES else self._text_ids(" " + piece)
 
-# %% ../nbs/04_bpe.ipynb #953733fa
 @patch
 def _plain_ids(self: BPETokenizer, text: str) -> Iterable[int]:
     "Ids of `text` (no added tokens in it): the cached ids of the pieces between valid cuts."
@@ -347,7 +339,6 @@ def encode_ordinary(self: BPETokenizer, text: str) -> Encoding:
     if not isinstance(text, str): _check_text(text)
     return Encoding.lazy(self._plain_ids(text), self, text)
 
-# %% ../nbs/04_bpe.ipynb #8bf6dade
 @patch
 def tokenize(self: BPETokenizer, text: str) -> list[str]:
     "Token strings of `text` (`encode(text).tokens`)."
@@ -372,7 +363,6 @@ def decode(self: BPETokenizer,
     out.append(self._symbols_text("".join(run)))
     return "".join(out)
 
-# %% ../nbs/04_bpe.ipynb #c6fe298c
 @patch
 def _symbols_text(self: BPETokenizer, symbols: str) -> str:
     "The text of the model's tokens joined: byte symbols decoded as UTF-8 (U+FFFD where invalid), or characters."
@@ -431,6 +421,14 @@ def _read_merges(path: Path) -> list[tuple[str, str]]:
         merges.append(tuple(parts))
     return merges
 
+# %% ../nbs/04_bpe.ipynb #73de561b
+@patch
+def _unreachable(self: BPETokenizer) -> list[str]:
+    "The tokens no merge makes that are not base symbols (nor `unk_token`): BPE alone never produces them."
+    made, v = {a + b for a, b in self.merges}, self._model_vocab
+    base = set(bytes_to_unicode().values()) if self.byte_level else {t for t in v if len(t) == 1}
+    return [t for t in sorted(v, key=v.get) if t not in made and t not in base and t != self.unk_token]
+
 # %% ../nbs/04_bpe.ipynb #b2d1127b
 @patch(cls_method=True)
 def from_files(cls: BPETokenizer,
@@ -445,14 +443,6 @@ def from_files(cls: BPETokenizer,
     tok = cls(vocab, _read_merges(Path(merges_txt)), **kwargs)
     tok.add_special_tokens(tok._unreachable())
     return tok
-
-# %% ../nbs/04_bpe.ipynb #73de561b
-@patch
-def _unreachable(self: BPETokenizer) -> list[str]:
-    "The tokens no merge makes that are not base symbols (nor `unk_token`): BPE alone never produces them."
-    made, v = {a + b for a, b in self.merges}, self._model_vocab
-    base = set(bytes_to_unicode().values()) if self.byte_level else {t for t in v if len(t) == 1}
-    return [t for t in sorted(v, key=v.get) if t not in made and t not in base and t != self.unk_token]
 
 # %% ../nbs/04_bpe.ipynb #a58ef7e6
 def _merge_word(
@@ -476,6 +466,33 @@ def _merge_word(
             n = word[i + 2]; counts[b, n] -= weight; q = (new, n); counts[q] += weight; fresh[q].add(wi)
         word[i:i + 2] = [new]
         i += 1
+
+# %% ../nbs/04_bpe.ipynb #343cb072
+def _learn_merges(words, freqs, id_to_tok, tok_to_id, vocab_size, min_frequency, progress):
+    "Merge loop: counts and `where` updated incrementally; lazy max-heap of (-count, pair, serial, words)."
+    counts, where = defaultdict(int), defaultdict(set)
+    for wi, (word, f) in enumerate(zip(words, freqs)):
+        for pair in zip(word, word[1:]): counts[pair] += f; where[pair].add(wi)
+    heap = [(-n, pair, 0, where[pair]) for pair, n in counts.items()]
+    heapq.heapify(heap)
+    merges, wanted, serial = [], vocab_size - len(id_to_tok), 1
+    while len(id_to_tok) < vocab_size and heap:
+        negn, pair, s, pos = heapq.heappop(heap)
+        if -negn != counts[pair]:  # stale: push back with the current count
+            heapq.heappush(heap, (-counts[pair], pair, s, pos)); continue
+        if -negn < max(min_frequency, 1): break
+        a, b = pair
+        tok = id_to_tok[a] + id_to_tok[b]
+        new = tok_to_id.get(tok)
+        if new is None: new = tok_to_id[tok] = len(id_to_tok); id_to_tok.append(tok)
+        merges.append((id_to_tok[a], id_to_tok[b]))
+        fresh = defaultdict(set)
+        for wi in pos: _merge_word(words[wi], a, b, new, freqs[wi], counts, fresh, wi)
+        for p, ws in fresh.items():
+            if counts[p] > 0: heapq.heappush(heap, (-counts[p], p, serial, ws)); serial += 1
+        if progress is not None and len(merges) % 100 == 0: progress(len(merges), wanted)
+    if progress is not None: progress(len(merges), wanted)
+    return merges
 
 # %% ../nbs/04_bpe.ipynb #1a0eac24
 def _word_counts(data, byte_level: bool) -> Counter:
@@ -524,49 +541,19 @@ def train_bpe(
 
 # %% ../nbs/04_bpe.ipynb #df86aa8a
 @patch(cls_method=True)
+@delegates(train_bpe, but=["texts_or_word_freqs", "vocab_size"])
 def train(cls: BPETokenizer,
           texts: Iterable[str],  # texts to pre-tokenize and count (or a word -> count table)
           vocab_size: int,  # size of the final vocabulary (base symbols, unk_token and merged tokens)
-          byte_level: bool = True,  # merge GPT-2 byte symbols (else characters)
-          min_frequency: int = 2,  # stop when the best pair occurs fewer times
-          unk_token: str | None = None,  # character-level only: an id-0 token for unseen characters
-          progress=None,  # called as `progress(merges_done, merges_wanted)` now and then
+          **kwargs,  # `train_bpe`'s options
          ) -> BPETokenizer:
     "A BPE tokenizer trained on `texts` with `train_bpe`."
-    return train_bpe(texts, vocab_size, byte_level, min_frequency, unk_token, progress)
+    return train_bpe(texts, vocab_size, **kwargs)
 
-# %% ../nbs/04_bpe.ipynb #343cb072
-def _learn_merges(words, freqs, id_to_tok, tok_to_id, vocab_size, min_frequency, progress):
-    "Merge loop: counts and `where` updated incrementally; lazy max-heap of (-count, pair, serial, words)."
-    counts, where = defaultdict(int), defaultdict(set)
-    for wi, (word, f) in enumerate(zip(words, freqs)):
-        for pair in zip(word, word[1:]): counts[pair] += f; where[pair].add(wi)
-    heap = [(-n, pair, 0, where[pair]) for pair, n in counts.items()]
-    heapq.heapify(heap)
-    merges, wanted, serial = [], vocab_size - len(id_to_tok), 1
-    while len(id_to_tok) < vocab_size and heap:
-        negn, pair, s, pos = heapq.heappop(heap)
-        if -negn != counts[pair]:  # stale: push back with the current count
-            heapq.heappush(heap, (-counts[pair], pair, s, pos)); continue
-        if -negn < max(min_frequency, 1): break
-        a, b = pair
-        tok = id_to_tok[a] + id_to_tok[b]
-        new = tok_to_id.get(tok)
-        if new is None: new = tok_to_id[tok] = len(id_to_tok); id_to_tok.append(tok)
-        merges.append((id_to_tok[a], id_to_tok[b]))
-        fresh = defaultdict(set)
-        for wi in pos: _merge_word(words[wi], a, b, new, freqs[wi], counts, fresh, wi)
-        for p, ws in fresh.items():
-            if counts[p] > 0: heapq.heappush(heap, (-counts[p], p, serial, ws)); serial += 1
-        if progress is not None and len(merges) % 100 == 0: progress(len(merges), wanted)
-    if progress is not None: progress(len(merges), wanted)
-    return merges
-
-# %% ../nbs/04_bpe.ipynb #6e1c1c22
+# %% ../nbs/04_bpe.ipynb #db63196e
 _BYTE_LEVEL = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True}
 _SPLIT = {"type": "Split", "pattern": {"Regex": GPT2_PATTERN}, "behavior": "Isolated", "invert": False}
 
-# %% ../nbs/04_bpe.ipynb #db63196e
 @patch
 def to_json_dict(self: BPETokenizer) -> dict:
     "This tokenizer as a `tokenizer.json` object."
@@ -578,10 +565,9 @@ def to_json_dict(self: BPETokenizer) -> dict:
                       "end_of_word_suffix": None, "fuse_unk": False, "byte_fallback": False, "ignore_merges": False,
                       "vocab": self._model_vocab_json(), "merges": [list(m) for m in self.merges]}}
 
-# %% ../nbs/04_bpe.ipynb #858f18e0
+# %% ../nbs/04_bpe.ipynb #5af62150
 def _tokenizer_json_error(where, msg): return ValueError(f"{where}: {msg}")
 
-# %% ../nbs/04_bpe.ipynb #5af62150
 def _parse_merges(raw, where) -> list[tuple[str, str]]:
     "`model.merges` as `(left, right)` pairs."
     if not isinstance(raw, list): raise _tokenizer_json_error(where, "model.merges must be a list")

@@ -21,15 +21,51 @@ from .core import atomic_write, check_choice, check_positive_int
 from .tokenizer import AddedToken, Encoding, Tokenizer, _as_int, _segments, find_added, read_added_tokens
 
 # %% auto #0
-__all__ = ['BERT_SPECIAL_TOKENS', 'bert_normalize', 'bert_pre_tokenize', 'wordpiece_split', 'WordPiece', 'count_words',
+__all__ = ['BERT_SPECIAL_TOKENS', 'wordpiece_split', 'bert_normalize', 'bert_pre_tokenize', 'WordPiece', 'count_words',
            'train_wordpiece']
+
+# %% ../nbs/05_wordpiece.ipynb #6faa3156
+def wordpiece_split(
+    word: str,  # one pre-token
+    vocab: dict[str, int] | set[str],  # known pieces
+    unk_token: str = "[UNK]",  # returned alone when the word cannot be covered
+    prefix: str = "##",  # marks a piece that continues a word
+    max_input_chars_per_word: int = 100,  # longer words become `unk_token` outright
+    max_piece_chars: int | None = None,  # longest piece in `vocab` without its prefix; a speed-up only
+) -> list[str]:
+    "Split `word` into the longest vocabulary pieces, left to right; `[unk_token]` if any position has none."
+    n = len(word)
+    if n > max_input_chars_per_word: return [unk_token]
+    pieces, start = [], 0
+    while start < n:
+        end = n if max_piece_chars is None else min(n, start + max_piece_chars)
+        while end > start:
+            piece = word[start:end] if start == 0 else prefix + word[start:end]
+            if piece in vocab: break
+            end -= 1
+        else: return [unk_token]
+        pieces.append(piece)
+        start = end
+    return pieces
+
+# %% ../nbs/05_wordpiece.ipynb #19f2960c
+def _char_class(ranges: str) -> str:
+    "A regex character-class body (no brackets) for space-separated hex ranges like `'9-d 20 85'`."
+    out = []
+    for r in ranges.split():
+        lo, _, hi = r.partition("-")
+        out.append(re.escape(chr(int(lo, 16))) + (f"-{re.escape(chr(int(hi, 16)))}" if hi else ""))
+    return "".join(out)
+
+def _in_ranges(ch: str, ranges: str) -> bool:
+    "Whether the one-character string `ch` lies in the ranges (for tests and explanations, not the hot path)."
+    return re.fullmatch(f"[{_char_class(ranges)}]", ch) is not None
 
 # %% ../nbs/05_wordpiece.ipynb #ca96704f
 _CONTROL = (
     "0-8 b-c e-1f 7f-9f ad 600-605 61c 6dd 70f 180e 200b-200f 202a-202e 2060-2064 2066-206f e000-f8ff feff "
     "fff9-fffb fffd 110bd 1bca0-1bca3 1d173-1d17a e0001 e0020-e007f f0000-ffffd 100000-10fffd ")
 
-# %% ../nbs/05_wordpiece.ipynb #595bc092
 _NONSPACING_MARK = (
     "300-36f 483-487 591-5bd 5bf 5c1-5c2 5c4-5c5 5c7 610-61a 64b-65f 670 6d6-6dc 6df-6e4 6e7-6e8 6ea-6ed 711 "
     "730-74a 7a6-7b0 7eb-7f3 816-819 81b-823 825-827 829-82d 859-85b 8e3-902 93a 93c 941-948 94d 951-957 962-963 "
@@ -53,7 +89,6 @@ _NONSPACING_MARK = (
     "1d185-1d18b 1d1aa-1d1ad 1d242-1d244 1da00-1da36 1da3b-1da6c 1da75 1da84 1da9b-1da9f 1daa1-1daaf 1e8d0-1e8d6 "
     "e0100-e01ef ")
 
-# %% ../nbs/05_wordpiece.ipynb #d6646534
 _PUNCTUATION = (
     "21-2f 3a-40 5b-60 7b-7e a1 a7 ab b6-b7 bb bf 37e 387 55a-55f 589-58a 5be 5c0 5c3 5c6 5f3-5f4 609-60a 60c-60d "
     "61b 61e-61f 66a-66d 6d4 700-70d 7f7-7f9 830-83e 85e 964-965 970 af0 df4 e4f e5a-e5b f04-f12 f14 f3a-f3d f85 "
@@ -68,11 +103,9 @@ _PUNCTUATION = (
     "110bb-110bc 110be-110c1 11140-11143 11174-11175 111c5-111c9 111cd 111db 111dd-111df 11238-1123d 112a9 114c6 "
     "115c1-115d7 11641-11643 1173c-1173e 12470-12474 16a6e-16a6f 16af5 16b37-16b3b 16b44 1bc9f 1da87-1da8b ")
 
-# %% ../nbs/05_wordpiece.ipynb #5a14a6b5
 _WHITESPACE = (
     "9-d 20 85 a0 1680 2000-200a 2028-2029 202f 205f 3000 ")
 
-# %% ../nbs/05_wordpiece.ipynb #9042c235
 _LOWERCASE_EXTRA = (
     "1c89:1c8a a7cb:264 a7cc:a7cd a7ce:a7cf a7d2:a7d3 a7d4:a7d5 a7da:a7db a7dc:19b 10d50:10d70 10d51:10d71 "
     "10d52:10d72 10d53:10d73 10d54:10d74 10d55:10d75 10d56:10d76 10d57:10d77 10d58:10d78 10d59:10d79 10d5a:10d7a "
@@ -81,20 +114,6 @@ _LOWERCASE_EXTRA = (
     "16ea7:16ec2 16ea8:16ec3 16ea9:16ec4 16eaa:16ec5 16eab:16ec6 16eac:16ec7 16ead:16ec8 16eae:16ec9 16eaf:16eca "
     "16eb0:16ecb 16eb1:16ecc 16eb2:16ecd 16eb3:16ece 16eb4:16ecf 16eb5:16ed0 16eb6:16ed1 16eb7:16ed2 16eb8:16ed3 ")
 
-# %% ../nbs/05_wordpiece.ipynb #19f2960c
-def _char_class(ranges: str) -> str:
-    "A regex character-class body (no brackets) for space-separated hex ranges like `'9-d 20 85'`."
-    out = []
-    for r in ranges.split():
-        lo, _, hi = r.partition("-")
-        out.append(re.escape(chr(int(lo, 16))) + (f"-{re.escape(chr(int(hi, 16)))}" if hi else ""))
-    return "".join(out)
-
-# %% ../nbs/05_wordpiece.ipynb #dac0a127
-def _in_ranges(ch: str, ranges: str) -> bool:
-    "Whether the one-character string `ch` lies in the ranges (for tests and explanations, not the hot path)."
-    return re.fullmatch(f"[{_char_class(ranges)}]", ch) is not None
-
 # %% ../nbs/05_wordpiece.ipynb #ae685f41
 _CONTROL_RE = re.compile(f"[{_char_class(_CONTROL)}]+")
 _SPACE_RE = re.compile(f"[{_char_class(_WHITESPACE)}]")
@@ -102,8 +121,6 @@ _SPACE_TABLE = {i: " " for i in range(0x3001) if _SPACE_RE.match(chr(i))}  # U+3
 _CJK_RE = re.compile("([\u4e00-\u9fff\u3400-\u4dbf\U00020000-\U0002a6df\U0002a700-\U0002b73f\U0002b740-\U0002b81f"
                      "\U0002b920-\U0002ceaf\uf900-\ufaff\U0002f800-\U0002fa1f])")
 _MARK_RE = re.compile(f"[{_char_class(_NONSPACING_MARK)}]+")
-
-# %% ../nbs/05_wordpiece.ipynb #821b18f2
 _LOWER_EXTRA = {int(a, 16): chr(int(b, 16)) for a, b in (p.split(":") for p in _LOWERCASE_EXTRA.split())}
 _LOWER_EXTRA_RE = re.compile("[" + "".join(map(chr, _LOWER_EXTRA)) + "]")
 _NFD_KEEP = "\U00011938"  # HF's NFD tables predate this character's decomposition (Unicode 13)
@@ -156,34 +173,36 @@ def bert_pre_tokenize(
     "HF's `BertPreTokenizer`: split on whitespace, isolate each punctuation character."
     return (_ASCII_WORD_RE if text.isascii() else _WORD_RE).findall(text)
 
-# %% ../nbs/05_wordpiece.ipynb #6faa3156
-def wordpiece_split(
-    word: str,  # one pre-token
-    vocab: dict[str, int] | set[str],  # known pieces
-    unk_token: str = "[UNK]",  # returned alone when the word cannot be covered
-    prefix: str = "##",  # marks a piece that continues a word
-    max_input_chars_per_word: int = 100,  # longer words become `unk_token` outright
-    max_piece_chars: int | None = None,  # longest piece in `vocab` without its prefix; a speed-up only
-) -> list[str]:
-    "Split `word` into the longest vocabulary pieces, left to right; `[unk_token]` if any position has none."
-    n = len(word)
-    if n > max_input_chars_per_word: return [unk_token]
-    pieces, start = [], 0
-    while start < n:
-        end = n if max_piece_chars is None else min(n, start + max_piece_chars)
-        while end > start:
-            piece = word[start:end] if start == 0 else prefix + word[start:end]
-            if piece in vocab: break
-            end -= 1
-        else: return [unk_token]
-        pieces.append(piece)
-        start = end
-    return pieces
+# %% ../nbs/05_wordpiece.ipynb #wp000003
+def _vocab_from_list(tokens, name):
+    seen = {}
+    for i, t in enumerate(tokens):
+        if t in seen: raise ValueError(f"{name} lists {t!r} twice (positions {seen[t]} and {i})")
+        seen[t] = i
+    return seen
 
-# %% ../nbs/05_wordpiece.ipynb #82b3f651
-BERT_SPECIAL_TOKENS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")  # BERT's, in its id order
+def _check_vocab(vocab, name):
+    ids = {}
+    for t, i in vocab.items():
+        if not isinstance(t, str) or not t: raise ValueError(f"{name} holds a token that is not a non-empty str: {t!r}")
+        check_positive_int(f"{name}[{t!r}]", i, allow_zero=True)
+        if i in ids: raise ValueError(f"{name} gives id {i} to both {ids[i]!r} and {t!r}")
+        ids[i] = t
+
+def _checked_vocab(vocab, unk_token, cls_token, sep_token) -> dict[str, int]:
+    "`vocab` as a checked token -> id dict holding the unknown token (and `[CLS]`/`[SEP]` unless both are `None`)."
+    if isinstance(vocab, (list, tuple)): vocab = _vocab_from_list(vocab, "vocab")
+    if not isinstance(vocab, dict): raise TypeError(f"vocab must be a dict token -> id or a list of tokens, got {type(vocab).__name__}")
+    _check_vocab(vocab, "vocab")
+    for name, tok in (("unk_token", unk_token), ("cls_token", cls_token), ("sep_token", sep_token)):
+        if tok is None and name != "unk_token": continue
+        if tok not in vocab: raise ValueError(f"{name} {tok!r} is not in the vocabulary ({len(vocab)} tokens)")
+    if (cls_token is None) != (sep_token is None): raise ValueError("cls_token and sep_token must both be set or both be None")
+    return dict(vocab)
 
 # %% ../nbs/05_wordpiece.ipynb #5941fc09
+BERT_SPECIAL_TOKENS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")  # BERT's, in its id order
+
 class WordPiece(Tokenizer):
     "BERT's WordPiece tokenizer: `BertNormalizer`, `BertPreTokenizer`, greedy longest-match, `[CLS] … [SEP]`."
     def __init__(self,
@@ -208,55 +227,21 @@ class WordPiece(Tokenizer):
         self.unk_token, self.cls_token, self.sep_token, self.prefix = unk_token, cls_token, sep_token, prefix
         self.lowercase, self.strip_accents, self.handle_chinese_chars = lowercase, strip_accents, handle_chinese_chars
         self.clean_text, self.cleanup = clean_text, cleanup
-        self._prepare(); self._added_changed()
+        self._max_piece = max(len(t) - len(prefix) if t.startswith(prefix) else len(t) for t in vocab)  # where longest-match starts
+        self._cache: dict[str, list[int]] = {}  # normalized chunk -> ids
+        self._added_changed()
         for t in dict.fromkeys(special_tokens):
             if t in vocab: self._register_added(AddedToken(t), vocab[t], True)
 
+    def _normalize(self, text: str) -> str:
+        "`text` through the normalizer with this tokenizer's options."
+        return bert_normalize(text, self.lowercase, self.strip_accents, self.clean_text, self.handle_chinese_chars)
+
+    def _added_changed(self):
+        "Called when the added tokens change: a `normalized` one decodes as its normalized text (`Hello` as `hello`), as in HF."
+        self._normalized_text = {c: self._normalize(c) for c, a in self._added.items() if a.token.normalized}
+
     def __repr__(self): return f"WordPiece(vocab_size={self.vocab_size}, lowercase={self.lowercase}, unk_token={self.unk_token!r})"
-
-# %% ../nbs/05_wordpiece.ipynb #wp000002
-def _vocab_from_list(tokens, name):
-    seen = {}
-    for i, t in enumerate(tokens):
-        if t in seen: raise ValueError(f"{name} lists {t!r} twice (positions {seen[t]} and {i})")
-        seen[t] = i
-    return seen
-
-# %% ../nbs/05_wordpiece.ipynb #8726642b
-def _check_vocab(vocab, name):
-    if not vocab: raise ValueError(f"{name} is empty")
-    ids = {}
-    for t, i in vocab.items():
-        if not isinstance(t, str) or not t: raise ValueError(f"{name} holds a token that is not a non-empty str: {t!r}")
-        check_positive_int(f"{name}[{t!r}]", i, allow_zero=True)
-        if i in ids: raise ValueError(f"{name} gives id {i} to both {ids[i]!r} and {t!r}")
-        ids[i] = t
-
-# %% ../nbs/05_wordpiece.ipynb #wp000003
-def _checked_vocab(vocab, unk_token, cls_token, sep_token) -> dict[str, int]:
-    "`vocab` as a checked token -> id dict holding the unknown token (and `[CLS]`/`[SEP]` unless both are `None`)."
-    if isinstance(vocab, (list, tuple)): vocab = _vocab_from_list(vocab, "vocab")
-    if not isinstance(vocab, dict): raise TypeError(f"vocab must be a dict token -> id or a list of tokens, got {type(vocab).__name__}")
-    _check_vocab(vocab, "vocab")
-    for name, tok in (("unk_token", unk_token), ("cls_token", cls_token), ("sep_token", sep_token)):
-        if tok is None and name != "unk_token": continue
-        if not isinstance(tok, str): raise TypeError(f"{name} must be a str, got {type(tok).__name__}")
-        if tok not in vocab: raise ValueError(f"{name} {tok!r} is not in the vocabulary ({len(vocab)} tokens)")
-    if (cls_token is None) != (sep_token is None): raise ValueError("cls_token and sep_token must both be set or both be None")
-    return dict(vocab)
-
-# %% ../nbs/05_wordpiece.ipynb #wp000005
-@patch
-def _prepare(self: WordPiece):
-    p = self.prefix
-    self._max_piece = max(len(t) - len(p) if t.startswith(p) else len(t) for t in self._model_vocab)
-    self._cache: dict[str, list[int]] = {}
-
-# %% ../nbs/05_wordpiece.ipynb #bfe28248
-@patch
-def _added_changed(self: WordPiece):
-    "Called when the added tokens change: a `normalized` one decodes as its normalized text (`Hello` as `hello`), as in HF."
-    self._normalized_text = {c: self._normalize(c) for c, a in self._added.items() if a.token.normalized}
 
 # %% ../nbs/05_wordpiece.ipynb #5c7f0018
 @patch
@@ -268,6 +253,12 @@ def _chunk_ids(self: WordPiece, chunk: str) -> list[int]:
 
 # %% ../nbs/05_wordpiece.ipynb #wp000006
 @patch
+def _split_normalized(self: WordPiece, norm: str) -> list[str]:
+    "Normalized text cut into the chunks the cache holds."
+    # once cleaned, the only whitespace left is " ", so str.split() splits exactly where HF does
+    return norm.split() if self.clean_text else bert_pre_tokenize(norm)
+
+@patch
 def _chunks(self: WordPiece, text: str) -> list[str]:
     "The normalized text cut at whitespace (`game's`, `2010`, `,`), each chunk free of spaces."
     if self.clean_text and text.isascii():  # `bert_normalize` reduced to what can apply to ASCII
@@ -275,28 +266,7 @@ def _chunks(self: WordPiece, text: str) -> list[str]:
         return (text.lower() if self.lowercase else text).split()
     return self._split_normalized(self._normalize(text))
 
-# %% ../nbs/05_wordpiece.ipynb #5746546f
-@patch
-def _normalize(self: WordPiece, text: str) -> str:
-    "`text` through the normalizer with this tokenizer's options."
-    return bert_normalize(text, self.lowercase, self.strip_accents, self.clean_text, self.handle_chinese_chars)
-
-# %% ../nbs/05_wordpiece.ipynb #634b5c65
-@patch
-def _split_normalized(self: WordPiece, norm: str) -> list[str]:
-    "Normalized text cut into the chunks the cache holds."
-    # once cleaned, the only whitespace left is " ", so str.split() splits exactly where HF does
-    return norm.split() if self.clean_text else bert_pre_tokenize(norm)
-
 # %% ../nbs/05_wordpiece.ipynb #d19526f0
-@patch
-def _word_ids(self: WordPiece, text: str) -> list[int]:
-    "Ids of a text holding no added tokens."
-    chunks, cache = self._chunks(text), self._cache
-    found = list(map(cache.get, chunks))  # one C-level pass; misses come back as None
-    return list(chain.from_iterable(found)) if None not in found else self._chunk_list_ids(chunks)
-
-# %% ../nbs/05_wordpiece.ipynb #79e33a4b
 @patch
 def _chunk_list_ids(self: WordPiece, chunks: list[str]) -> list[int]:
     "Ids of normalized chunks, cached per chunk."
@@ -308,6 +278,13 @@ def _chunk_list_ids(self: WordPiece, chunks: list[str]) -> list[int]:
             if found[k] is None: found[k] = cache[c] = self._chunk_ids(c)
     return list(chain.from_iterable(found))
 
+@patch
+def _word_ids(self: WordPiece, text: str) -> list[int]:
+    "Ids of a text holding no added tokens."
+    chunks, cache = self._chunks(text), self._cache
+    found = list(map(cache.get, chunks))  # one C-level pass; misses come back as None
+    return list(chain.from_iterable(found)) if None not in found else self._chunk_list_ids(chunks)
+
 # %% ../nbs/05_wordpiece.ipynb #wp000007
 def _check_unicode(text, name: str):
     "`TypeError`/`ValueError` naming `name` unless `text` is a str of valid Unicode (no lone surrogates)."
@@ -316,6 +293,23 @@ def _check_unicode(text, name: str):
         m = _SURROGATE_RE.search(text)
         if m: raise ValueError(f"{name} holds a lone surrogate U+{ord(m.group()):04X} at index {m.start()}: "
                                "that is not valid Unicode text (decode the bytes with a proper codec first)")
+
+# %% ../nbs/05_wordpiece.ipynb #4b696580
+WordPiece._normalized_in_raw = False  # `normalized` added tokens are found in the normalized text, below
+
+@patch
+def _normalize_added(self: WordPiece, content: str) -> str: return self._normalize(content)
+
+@patch
+def _normalized_ids(self: WordPiece, text: str, normed, disallowed) -> list[int]:
+    "Ids of raw `text` (no raw added tokens in it): its normalized added tokens, and the word pieces between them."
+    norm = self._normalize(text)
+    found = find_added(norm, normed, disallowed) if normed.hint in norm else []
+    out = []
+    for s, e, a in _segments(found, len(norm)):
+        if a is not None: out.append(a.id)
+        else: out += self._chunk_list_ids(self._split_normalized(norm[s:e]))
+    return out
 
 # %% ../nbs/05_wordpiece.ipynb #bfb33e52
 @patch
@@ -335,23 +329,14 @@ def _text_ids(self: WordPiece, text, name: str, allowed_special="none", disallow
         else: out += self._normalized_ids(text[s:e], normed, disallowed)
     return out
 
-# %% ../nbs/05_wordpiece.ipynb #8073ecf3
-WordPiece._normalized_in_raw = False  # `normalized` added tokens are found in the normalized text, below
-
+# %% ../nbs/05_wordpiece.ipynb #74e59675
 @patch
-def _normalize_added(self: WordPiece, content: str) -> str: return self._normalize(content)
-
-# %% ../nbs/05_wordpiece.ipynb #4b696580
-@patch
-def _normalized_ids(self: WordPiece, text: str, normed, disallowed) -> list[int]:
-    "Ids of raw `text` (no raw added tokens in it): its normalized added tokens, and the word pieces between them."
-    norm = self._normalize(text)
-    found = find_added(norm, normed, disallowed) if normed.hint in norm else []
-    out = []
-    for s, e, a in _segments(found, len(norm)):
-        if a is not None: out.append(a.id)
-        else: out += self._chunk_list_ids(self._split_normalized(norm[s:e]))
-    return out
+def _tokens_of(self: WordPiece, ids, inputs=None) -> list[str]:
+    "Tokens of `encode(*inputs)`: the vocabulary's, and for an added token the text it matched."
+    # that text is the token itself unless some added token has `lstrip`, `rstrip` or `normalized`
+    if inputs is None or not any(a.token.lstrip or a.token.rstrip or a.token.normalized for a in self._added.values()):
+        return list(map(self._id_token.__getitem__, ids))
+    return [t for t, _ in self._items(inputs)]
 
 # %% ../nbs/05_wordpiece.ipynb #68184ba0
 @patch
@@ -379,6 +364,12 @@ def tokenize(self: WordPiece, text: str) -> list[str]:
     "The word pieces of `text`, without `[CLS]`/`[SEP]`."
     return self.encode(text, add_special_tokens=False).tokens
 
+# %% ../nbs/05_wordpiece.ipynb #9cf9a453
+def _starter_runs(text: str) -> list[tuple[int, int]]:
+    "`(start, end)` of each character that starts a combining sequence, with the combining characters after it."
+    cuts = [i for i, c in enumerate(text) if i == 0 or unicodedata.combining(_nfd(c)[0]) == 0]
+    return list(zip(cuts, cuts[1:] + [len(text)]))
+
 # %% ../nbs/05_wordpiece.ipynb #wp000010
 @patch
 def _aligned(self: WordPiece, text: str) -> tuple[str, list[int], list[int]]:
@@ -393,12 +384,6 @@ def _aligned(self: WordPiece, text: str) -> tuple[str, list[int], list[int]]:
         norm.append(piece); starts += [a] * len(piece); ends += [b] * len(piece)
     if "".join(norm) != whole: return whole, [0] * len(whole), [len(text)] * len(whole)  # never seen; spans stay valid
     return whole, starts, ends
-
-# %% ../nbs/05_wordpiece.ipynb #9cf9a453
-def _starter_runs(text: str) -> list[tuple[int, int]]:
-    "`(start, end)` of each character that starts a combining sequence, with the combining characters after it."
-    cuts = [i for i, c in enumerate(text) if i == 0 or unicodedata.combining(_nfd(c)[0]) == 0]
-    return list(zip(cuts, cuts[1:] + [len(text)]))
 
 # %% ../nbs/05_wordpiece.ipynb #wp000013
 @patch
@@ -426,7 +411,7 @@ def _part_items(self: WordPiece, text: str, base: int, normed=None, disallowed=f
         else: out += self._word_items(norm, s, e, starts, ends, base)
     return out
 
-# %% ../nbs/05_wordpiece.ipynb #8383eb67
+# %% ../nbs/05_wordpiece.ipynb #wp000014
 @patch
 def _side_items(self: WordPiece, text: str, allowed_special, disallowed_special) -> list[tuple]:
     "`(token, (start, end))` of the tokens of one raw text, added tokens found in it included."
@@ -439,7 +424,6 @@ def _side_items(self: WordPiece, text: str, allowed_special, disallowed_special)
         else: out += self._part_items(text[s:e], s, normed, disallowed)
     return out
 
-# %% ../nbs/05_wordpiece.ipynb #wp000014
 @patch
 def _items(self: WordPiece, inputs: tuple) -> list[tuple]:
     "`(token, (start, end))` of each token of `encode(*inputs)`: each text's own, `(0, 0)` for added `[CLS]`/`[SEP]`."
@@ -451,24 +435,26 @@ def _items(self: WordPiece, inputs: tuple) -> list[tuple]:
         if b is not None: b.append((self.sep_token, (0, 0)))
     return a if b is None else a + b
 
-# %% ../nbs/05_wordpiece.ipynb #7e4cfb15
+# %% ../nbs/05_wordpiece.ipynb #0d290fdc
 @patch
 def _offsets(self: WordPiece, inputs: tuple) -> list[tuple[int, int]]:
     "Offsets of the tokens of `encode(*inputs)`."
     return [span for _, span in self._items(inputs)]
 
-# %% ../nbs/05_wordpiece.ipynb #0d290fdc
-@patch
-def _tokens_of(self: WordPiece, ids, inputs=None) -> list[str]:
-    "Tokens of `encode(*inputs)`: the vocabulary's, and for an added token the text it matched."
-    # that text is the token itself unless some added token has `lstrip`, `rstrip` or `normalized`
-    if inputs is None or not any(a.token.lstrip or a.token.rstrip or a.token.normalized for a in self._added.values()):
-        return list(map(self._id_token.__getitem__, ids))
-    return [t for t, _ in self._items(inputs)]
-
-# %% ../nbs/05_wordpiece.ipynb #3b934a36
+# %% ../nbs/05_wordpiece.ipynb #3c426476
 _CLEANUP = [(" .", "."), (" ?", "?"), (" !", "!"), (" ,", ","), (" ' ", "'"), (" n't", "n't"), (" 'm", "'m"),
             (" do not", " don't"), (" 's", "'s"), (" 've", "'ve"), (" 're", "'re")]
+
+@patch
+def _join_pieces(self: WordPiece, tokens: list[str]) -> str:
+    "HF's WordPiece decoder: a `##` piece joins the previous token, others follow a space; `cleanup` glues punctuation."
+    out, p = [], self.prefix
+    for k, t in enumerate(tokens):
+        if k: t = t[len(p):] if t.startswith(p) else " " + t
+        if self.cleanup:
+            for a, b in _CLEANUP: t = t.replace(a, b)
+        out.append(t)
+    return "".join(out)
 
 # %% ../nbs/05_wordpiece.ipynb #aacfee91
 @patch
@@ -485,18 +471,6 @@ def decode(self: WordPiece,
         if t not in skip: tokens.append(t)
     return self._join_pieces([self._normalized_text.get(t, t) for t in tokens] if self._normalized_text else tokens)
 
-# %% ../nbs/05_wordpiece.ipynb #3c426476
-@patch
-def _join_pieces(self: WordPiece, tokens: list[str]) -> str:
-    "HF's WordPiece decoder: a `##` piece joins the previous token, others follow a space; `cleanup` glues punctuation."
-    out, p = [], self.prefix
-    for k, t in enumerate(tokens):
-        if k: t = t[len(p):] if t.startswith(p) else " " + t
-        if self.cleanup:
-            for a, b in _CLEANUP: t = t.replace(a, b)
-        out.append(t)
-    return "".join(out)
-
 # %% ../nbs/05_wordpiece.ipynb #16b136fc
 def _read_vocab_txt(path: Path) -> dict[str, int]:
     "Token -> line number (from 0) of a `vocab.txt`; `ValueError` naming the file and line for what HF would not read."
@@ -510,7 +484,6 @@ def _read_vocab_txt(path: Path) -> dict[str, int]:
         if not tok: raise ValueError(f"{path}, line {i + 1}: empty token")
         if tok in vocab: raise ValueError(f"{path}, line {i + 1}: duplicate token {tok!r} (first on line {vocab[tok] + 1})")
         vocab[tok] = i
-    if not vocab: raise ValueError(f"{path} holds no tokens")
     return vocab
 
 # %% ../nbs/05_wordpiece.ipynb #b4629672
@@ -521,11 +494,7 @@ def from_vocab_txt(cls: WordPiece,
     **kwargs,  # more `WordPiece` options (`unk_token`, `max_input_chars_per_word`, ...)
 ) -> WordPiece:
     "Load a BERT `vocab.txt`, refusing empty lines and duplicate tokens with their line numbers."
-    path = Path(path)
-    vocab = _read_vocab_txt(path)
-    unk = kwargs.get("unk_token", "[UNK]")
-    if unk not in vocab: raise ValueError(f"{path}: the unknown token {unk!r} is missing from the vocabulary")
-    return cls(vocab, lowercase=lowercase, **kwargs)
+    return cls(_read_vocab_txt(Path(path)), lowercase=lowercase, **kwargs)
 
 # %% ../nbs/05_wordpiece.ipynb #wp000018
 @patch
@@ -579,8 +548,7 @@ def _post_specials(post, vocab: dict, where: str) -> tuple[str | None, str | Non
     elif kind == "TemplateProcessing": pairs = list(_bert_template(post, where))
     else: raise ValueError(f"{where}: post_processor {kind!r} is not supported (BertProcessing, TemplateProcessing or null)")
     for name, (tok, i) in zip(("cls", "sep"), pairs):
-        if tok not in vocab: raise ValueError(f"{where}: post_processor {name} token {tok!r} is not in model.vocab")
-        if i is not None and i != vocab[tok]:
+        if i is not None and i != vocab.get(tok, i):  # a token missing from the vocabulary: `WordPiece` says so
             raise ValueError(f"{where}: post_processor gives {name} token {tok!r} the id {i}, but model.vocab gives it {vocab[tok]}; "
                              "the vocabulary and the post-processor do not belong together")
     return pairs[0][0], pairs[1][0]
@@ -595,17 +563,14 @@ def _stage(d: dict, key: str, kind: str, where: str) -> dict:
 
 # %% ../nbs/05_wordpiece.ipynb #3ed1fdc8
 def _wordpiece_model(d, where: str) -> dict:
-    "The `model` of a parsed `tokenizer.json`, if it is a WordPiece model whose vocabulary holds its unknown token."
+    "The `model` of a parsed `tokenizer.json`, if it is a WordPiece model with a vocabulary object."
     if not isinstance(d, dict): raise ValueError(f"{where}: expected a JSON object at the top, got {type(d).__name__}")
     model = d.get("model")
     if not isinstance(model, dict): raise ValueError(f"{where}: no 'model' object")
     if model.get("type") != "WordPiece":
         raise ValueError(f"{where}: wrong model type {model.get('type')!r}; WordPiece reads 'WordPiece' models only")
-    vocab, unk = model.get("vocab"), model.get("unk_token", "[UNK]")
-    if not isinstance(vocab, dict): raise ValueError(f"{where}: model.vocab must be an object token -> id")
-    _check_vocab(vocab, f"{where}: model.vocab")
-    if unk not in vocab: raise ValueError(f"{where}: the unknown token {unk!r} is missing from model.vocab")
-    return model
+    if not isinstance(model.get("vocab"), dict): raise ValueError(f"{where}: model.vocab must be an object token -> id")
+    return model  # the vocabulary itself is checked by `WordPiece`
 
 # %% ../nbs/05_wordpiece.ipynb #wp000022
 @patch(cls_method=True)
@@ -626,11 +591,12 @@ def from_json_dict(cls: WordPiece,
     dec = d.get("decoder")
     if dec is not None and (not isinstance(dec, dict) or dec.get("type") != "WordPiece" or dec.get("prefix", "##") != prefix):
         raise ValueError(f"{where}: decoder must be a WordPiece decoder with the model's prefix, or null")
+    try: self = cls(vocab, unk_token=unk, cls_token=cls_tok, sep_token=sep_tok, lowercase=bool(norm.get("lowercase", True)),
+                    strip_accents=norm.get("strip_accents"), prefix=prefix, max_input_chars_per_word=model.get("max_input_chars_per_word", 100),
+                    special_tokens=(), handle_chinese_chars=bool(norm.get("handle_chinese_chars", True)),
+                    clean_text=bool(norm.get("clean_text", True)), cleanup=bool(dec.get("cleanup", True)) if dec else False)
+    except (TypeError, ValueError) as e: raise ValueError(f"{where}: {e}") from None
     added = read_added_tokens(d, vocab, where)
-    self = cls(vocab, unk_token=unk, cls_token=cls_tok, sep_token=sep_tok, lowercase=bool(norm.get("lowercase", True)),
-               strip_accents=norm.get("strip_accents"), prefix=prefix, max_input_chars_per_word=model.get("max_input_chars_per_word", 100),
-               special_tokens=(), handle_chinese_chars=bool(norm.get("handle_chinese_chars", True)),
-               clean_text=bool(norm.get("clean_text", True)), cleanup=bool(dec.get("cleanup", True)) if dec else False)
     for token, i, in_model in added: self._register_added(token, i, in_model)
     return self
 
