@@ -494,7 +494,8 @@ def from_vocab_txt(cls: WordPiece,
     **kwargs,  # more `WordPiece` options (`unk_token`, `max_input_chars_per_word`, ...)
 ) -> WordPiece:
     "Load a BERT `vocab.txt`, refusing empty lines and duplicate tokens with their line numbers."
-    return cls(_read_vocab_txt(Path(path)), lowercase=lowercase, **kwargs)
+    try: return cls(_read_vocab_txt(Path(path)), lowercase=lowercase, **kwargs)
+    except ValueError as e: raise ValueError(f"{path}: {e}") from None  # the constructor's message, with the file it came from
 
 # %% ../nbs/05_wordpiece.ipynb #wp000018
 @patch
