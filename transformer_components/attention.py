@@ -95,11 +95,11 @@ def _sdpa_causal(causal, q_len: int, k_len: int) -> dict | None:
 
 # %% ../nbs/21_attention.ipynb #60c55419
 def fused_attention(
-    query, key, value, mask=None, dropout=0.0, scale=None,  # as in `attention`
+    query, key, value, mask=None, dropout=0.0, scale=None,
     causal: bool | str | int | None = None,  # also causal: True/"top_left", "bottom_right" or an int offset
-    attn_bias: torch.Tensor | None = None,  # as in `attention`
+    attn_bias: torch.Tensor | None = None,
 ) -> torch.Tensor:  # `[batch, heads, q_len, v_dim]`
-    "`attention` on PyTorch's fused kernel: the same result, without the weights in memory."
+    "`attention` on PyTorch's fused kernel (its arguments, plus `causal`): the same result, without the weights in memory."
     if mask is not None: check_mask(mask, query.shape[2], key.shape[2], *query.shape[:2])
     if attn_bias is not None: attn_bias = check_attn_bias(attn_bias, query.shape[2], key.shape[2], *query.shape[:2]).to(query.dtype)
     in_kernel = _sdpa_causal(causal, query.shape[2], key.shape[2]) if mask is None and attn_bias is None else None
@@ -159,10 +159,10 @@ def _alibi_by_extra_coordinate(q, k, v, in_kernel: dict, dropout: float, scale: 
 
 # %% ../nbs/21_attention.ipynb #53c25caa
 def alibi_attention(
-    query, key, value, mask=None, dropout=0.0, scale=None, causal=None,  # as in `fused_attention` (one slope per head)
+    query, key, value, mask=None, dropout=0.0, scale=None, causal=None,
     token_positions: torch.Tensor | None = None,  # positions `[seq]` or `[batch, seq]` of queries and keys alike
 ) -> torch.Tensor:  # `[batch, heads, q_len, v_dim]`
-    "`fused_attention` with ALiBi's biases; causal without a mask or positions (float32/64) builds no `[q_len, k_len]` tensor."
+    "`fused_attention` (its arguments; one slope per head) with ALiBi's biases; causal without a mask or positions (float32/64) builds no `[q_len, k_len]` tensor."
     q_len, k_len = query.shape[2], key.shape[2]
     in_kernel = _sdpa_causal(causal, q_len, k_len) if mask is None and token_positions is None else None
     if in_kernel is not None and query.dtype in (torch.float32, torch.float64):
