@@ -18,46 +18,36 @@ from .masks import MaskDtypeError, _broadcasts, _offset, causal_mask, check_mask
 from .rope import RotaryEmbedding
 
 # %% auto #0
-__all__ = ['check_attn_bias', 'hide_unseen_keys', 'attention', 'with_causal', 'fused_attention', 'alibi_slopes', 'alibi_bias',
+__all__ = ['attention', 'hide_unseen_keys', 'check_attn_bias', 'with_causal', 'fused_attention', 'alibi_slopes', 'alibi_bias',
            'alibi_attention', 'MultiHeadAttention', 'cheap_dropout', 'Dropout', 'Unpadding']
 
-# %% ../nbs/21_attention.ipynb #d1cf7967
-def _check_attention_inputs(q, k, v, mask, dropout, scale) -> float:
-    "Validate `q` `[b, h, q_len, d]`, `k` `[b, h, k_len, d]`, `v` `[b, h, k_len, d_v]`, the mask, dropout and scale; the scale to use."
-    for name, t in (("q", q), ("k", k), ("v", v)):
-        if not isinstance(t, torch.Tensor): raise TypeError(f"{name} must be a torch.Tensor, got {type(t).__name__}")
-        if t.dim() != 4: raise ValueError(f"{name} must have shape [batch, heads, len, head_dim], got {tuple(t.shape)}")
-        if not t.dtype.is_floating_point: raise TypeError(f"{name} must be a floating tensor, got {t.dtype}")
-    if not (q.dtype == k.dtype == v.dtype): raise TypeError(f"q, k, v must share a dtype, got {q.dtype}, {k.dtype}, {v.dtype}")
-    if not (q.device == k.device == v.device): raise ValueError(f"q, k, v must be on one device, got {q.device}, {k.device}, {v.device}")
-    if q.shape[:2] != k.shape[:2] or k.shape[:3] != v.shape[:3] or q.shape[-1] != k.shape[-1]:
-        raise ValueError(f"expected q [b, h, q_len, d], k [b, h, k_len, d], v [b, h, k_len, d_v]; got "
-                         f"q {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}")
+# %% ../nbs/21_attention.ipynb #60c55418
+def attention(
+    query: torch.Tensor,  # `[batch, heads, q_len, head_dim]`
+    key: torch.Tensor,  # `[batch, heads, k_len, head_dim]`
+    value: torch.Tensor,  # `[batch, heads, k_len, v_dim]`
+    mask: torch.Tensor | None = None,  # bool, True = may attend, broadcastable to `[batch, heads, q_len, k_len]`
+    dropout: float = 0.0,  # dropout on the weights (applied whenever > 0: pass 0 at evaluation)
+    scale: float | None = None,  # score scale (default `1 / sqrt(head_dim)`)
+    need_weights: bool = False,  # also return the weights `[batch, heads, q_len, k_len]`
+    attn_bias: torch.Tensor | None = None,  # float added to the scores (ALiBi, ...), broadcastable like `mask`
+):
+    "`softmax(query keyᵀ · scale + attn_bias) value` over the keys `mask` allows: `[batch, heads, q_len, v_dim]` (and the weights)."
+    if mask is not None: check_mask(mask, query.shape[2], key.shape[2], *query.shape[:2])
+    if attn_bias is not None: check_attn_bias(attn_bias, query.shape[2], key.shape[2], *query.shape[:2])
+    scale = 1 / math.sqrt(query.shape[-1]) if scale is None else scale
+    acc = torch.promote_types(query.dtype, torch.float32)  # half precision: scores and softmax in float32, as fused kernels do
+    if mask is not None: key, value = hide_unseen_keys(key, value, mask)
+    scores = (query.to(acc) @ key.to(acc).transpose(-2, -1)) * scale  # [batch, heads, q_len, k_len]
+    if attn_bias is not None: scores = scores + attn_bias.to(acc)
     if mask is not None:
-        check_mask(mask, q.shape[2], k.shape[2], q.shape[0], q.shape[1])
-        if mask.device != q.device: raise ValueError(f"mask is on {mask.device} but q is on {q.device}")
-    check_number("dropout", dropout, 0, 1, high_open=True)
-    return 1.0 / math.sqrt(q.shape[-1]) if scale is None else check_number("scale", scale)
+        sees = mask.any(-1, keepdim=True)  # [..., q_len, 1]: False for a query that may see no key...
+        scores = scores.masked_fill(~(mask | ~sees), float("-inf"))  # ...which sees every key here, for a finite softmax...
+    weights = scores.softmax(-1)
+    if mask is not None: weights = torch.where(sees, weights, 0.0)  # ...and then gets weight 0
+    out = (F.dropout(weights, dropout) if dropout else weights) @ value.to(acc)  # [batch, heads, q_len, v_dim]
+    return (out.to(value.dtype), weights.to(query.dtype)) if need_weights else out.to(value.dtype)
 
-# %% ../nbs/21_attention.ipynb #13ab8f82
-def check_attn_bias(
-    attn_bias: torch.Tensor,  # float, added to the scores
-    q_len: int, k_len: int,  # numbers of queries and keys
-    batch: int | None = None, num_heads: int | None = None,  # sizes it must broadcast to, when known
-    device: torch.device | None = None,  # the queries' device, when known
-) -> torch.Tensor:
-    "Return `attn_bias` if it is a floating tensor broadcastable to `[batch, heads, q_len, k_len]`; else raise naming what was expected."
-    if not isinstance(attn_bias, torch.Tensor): raise TypeError(f"attn_bias must be a floating torch.Tensor, got {type(attn_bias).__name__}")
-    if not attn_bias.dtype.is_floating_point:
-        raise MaskDtypeError(f"attn_bias must be a floating tensor added to the scores, got dtype {attn_bias.dtype}; "
-                             f"a bool mask (True = may attend) goes in mask=")
-    if not _broadcasts(attn_bias, q_len, k_len, batch, num_heads):
-        raise ValueError(f"attn_bias must be [q_len, k_len] or 4-D broadcastable to [{batch or 'batch'}, {num_heads or 'heads'}, {q_len}, "
-                         f"{k_len}], got shape {tuple(attn_bias.shape)}")
-    if device is not None and attn_bias.device != device: raise ValueError(f"attn_bias is on {attn_bias.device} but q is on {device}")
-    return attn_bias
-
-# %% ../nbs/21_attention.ipynb #hide001
 def hide_unseen_keys(
     k: torch.Tensor,  # keys `[batch, heads, k_len, head_dim]`
     v: torch.Tensor,  # values `[batch, heads, k_len, v_dim]`
@@ -67,41 +57,20 @@ def hide_unseen_keys(
     seen = mask.any(-2).unsqueeze(-1)  # [batch or 1, heads or 1, k_len, 1]
     return k.masked_fill(~seen, 0), v.masked_fill(~seen, 0)
 
-# %% ../nbs/21_attention.ipynb #60c55418
-def attention(
-    q: torch.Tensor,  # queries `[batch, heads, q_len, head_dim]`
-    k: torch.Tensor,  # keys `[batch, heads, k_len, head_dim]`
-    v: torch.Tensor,  # values `[batch, heads, k_len, v_dim]`
-    mask: torch.Tensor | None = None,  # bool, True = may attend, broadcastable to `[batch, heads, q_len, k_len]`
-    dropout: float = 0.0,  # dropout on the attention weights (applied whenever > 0: pass 0 at evaluation)
-    scale: float | None = None,  # score scale (default `1 / sqrt(head_dim)`)
-    need_weights: bool = False,  # also return the weights `[batch, heads, q_len, k_len]`
-    attn_bias: torch.Tensor | None = None,  # float added to the scores (ALiBi, ...), broadcastable to `[batch, heads, q_len, k_len]`
-):
-    "The formula: `softmax(q kᵀ · scale + attn_bias + mask bias) v`, `[batch, heads, q_len, v_dim]`; a query that may see no key gives zeros."
-    scale = _check_attention_inputs(q, k, v, mask, dropout, scale)
-    if attn_bias is not None: check_attn_bias(attn_bias, q.shape[2], k.shape[2], q.shape[0], q.shape[1], q.device)
-    acc = torch.promote_types(q.dtype, torch.float32)  # half precision: scores and softmax in float32, as fused kernels do
-    if mask is not None: k, v = hide_unseen_keys(k, v, mask)
-    scores = (q.to(acc) @ k.to(acc).transpose(-2, -1)) * scale  # [b, h, q_len, k_len]
-    if attn_bias is not None: scores = scores + attn_bias.to(acc)
-    if mask is not None:
-        sees = mask.any(-1, keepdim=True)  # [..., q_len, 1]: False on a row that may see no key
-        scores = scores.masked_fill(~(mask | ~sees), float("-inf"))  # such a row sees every key, for a finite softmax...
-    weights = scores.softmax(dim=-1)
-    if mask is not None: weights = torch.where(sees, weights, 0.0)  # ...and then gets weight 0 everywhere
-    out = (F.dropout(weights, dropout) if dropout else weights) @ v.to(acc)
-    return (out.to(v.dtype), weights.to(q.dtype)) if need_weights else out.to(v.dtype)
-
-# %% ../nbs/21_attention.ipynb #fast002
-def _causal_for_sdpa(mask, causal, q_len, k_len, device):
-    "`(mask, sdpa_causal)`: a causal rule SDPA applies itself when it can (no `[q_len, k_len]` tensor), else one folded into `mask`."
-    if causal is None or causal is False: return mask, None
-    offset = _offset("top_left" if causal is True else causal, q_len, k_len)
-    if mask is None and offset == 0: return None, True
-    if mask is None and offset == k_len - q_len > 0: return None, causal_lower_right(q_len, k_len)
-    cm = causal_mask(q_len, k_len, offset, device=device)
-    return (cm if mask is None else mask & cm), None
+# %% ../nbs/21_attention.ipynb #13ab8f82
+def check_attn_bias(
+    attn_bias: torch.Tensor,  # float, added to the scores
+    q_len: int, k_len: int,  # numbers of queries and keys
+    batch: int | None = None, num_heads: int | None = None,  # sizes it must broadcast to, when known
+) -> torch.Tensor:
+    "Return `attn_bias` if it is a floating tensor broadcastable to `[batch, heads, q_len, k_len]`; else raise naming what was expected."
+    if not (isinstance(attn_bias, torch.Tensor) and attn_bias.dtype.is_floating_point):
+        got = f"dtype {attn_bias.dtype}" if isinstance(attn_bias, torch.Tensor) else type(attn_bias).__name__
+        raise MaskDtypeError(f"attn_bias must be a floating tensor added to the scores, got {got}; a bool mask (True = may attend) goes in mask=")
+    if not _broadcasts(attn_bias, q_len, k_len, batch, num_heads):
+        raise ValueError(f"attn_bias must be [q_len, k_len] or 4-D broadcastable to [{batch or 'batch'}, {num_heads or 'heads'}, {q_len}, "
+                         f"{k_len}], got shape {tuple(attn_bias.shape)}")
+    return attn_bias
 
 # %% ../nbs/21_attention.ipynb #c1f99939
 def with_causal(
@@ -109,46 +78,40 @@ def with_causal(
     causal: bool | str | int | None,  # True/"top_left", "bottom_right", an int offset, or None
     q_len: int, k_len: int,  # numbers of queries and keys
     device=None,  # where to build the causal part
-) -> torch.Tensor | None:
+) -> torch.Tensor | None:  # bool, broadcastable to `[batch, heads, q_len, k_len]`
     "`mask` with the causal rule folded in (True = may attend), for code that needs one explicit mask."
     if causal is None or causal is False: return mask
-    cm = causal_mask(q_len, k_len, _offset("top_left" if causal is True else causal, q_len, k_len), device=device)
+    cm = causal_mask(q_len, k_len, "top_left" if causal is True else causal, device=device)
     return cm if mask is None else mask & cm
 
-# %% ../nbs/21_attention.ipynb #3bd816f3
-def _sdpa_with_bias(q, k, v, mask, attn_bias, dropout, scale):
-    "SDPA with one float `attn_mask`: the bias, `-inf` where the bool `mask` hides a key; a row that sees nothing gives zeros."
-    bias = attn_bias.to(q.dtype)
-    if mask is None: return F.scaled_dot_product_attention(q, k, v, attn_mask=bias, dropout_p=dropout, scale=scale)
-    k, v = hide_unseen_keys(k, v, mask)
-    sees = mask.any(-1, keepdim=True)
-    out = F.scaled_dot_product_attention(q, k, v, attn_mask=bias.masked_fill(~(mask | ~sees), float("-inf")), dropout_p=dropout, scale=scale)
-    return torch.where(sees, out, 0.0)
+# %% ../nbs/21_attention.ipynb #fast002
+def _sdpa_causal(causal, q_len: int, k_len: int) -> dict | None:
+    "SDPA's own arguments for a causal rule (no `[q_len, k_len]` tensor), or None when it needs a mask or there is none."
+    if causal is None or causal is False: return None
+    offset = _offset("top_left" if causal is True else causal, q_len, k_len)
+    if offset == 0: return dict(is_causal=True)
+    if offset == k_len - q_len > 0: return dict(attn_mask=causal_lower_right(q_len, k_len))
+    return None  # PyTorch's lower-right bias gives NaN where a query sees no key: such rules take a mask
 
 # %% ../nbs/21_attention.ipynb #60c55419
 def fused_attention(
-    q: torch.Tensor,  # queries `[batch, heads, q_len, head_dim]`
-    k: torch.Tensor,  # keys `[batch, heads, k_len, head_dim]`
-    v: torch.Tensor,  # values `[batch, heads, k_len, v_dim]`
-    mask: torch.Tensor | None = None,  # bool, True = may attend, broadcastable to `[batch, heads, q_len, k_len]`
-    dropout: float = 0.0,  # dropout on the attention weights (applied whenever > 0: pass 0 at evaluation)
-    scale: float | None = None,  # score scale (default `1 / sqrt(head_dim)`)
+    query, key, value, mask=None, dropout=0.0, scale=None,
     causal: bool | str | int | None = None,  # also causal: True/"top_left", "bottom_right" or an int offset
-    attn_bias: torch.Tensor | None = None,  # float added to the scores, broadcastable to `[batch, heads, q_len, k_len]`
+    attn_bias: torch.Tensor | None = None,
 ) -> torch.Tensor:  # `[batch, heads, q_len, v_dim]`
-    "`attention` on PyTorch's fused kernel: the same result, without the weights in memory."
-    scale = _check_attention_inputs(q, k, v, mask, dropout, scale)
-    if attn_bias is not None:
-        check_attn_bias(attn_bias, q.shape[2], k.shape[2], q.shape[0], q.shape[1], q.device)
-        return _sdpa_with_bias(q, k, v, with_causal(mask, causal, q.shape[2], k.shape[2], q.device), attn_bias, dropout, scale)
-    mask, sdpa_causal = _causal_for_sdpa(mask, causal, q.shape[2], k.shape[2], q.device)
-    if mask is None:
-        return F.scaled_dot_product_attention(q, k, v, attn_mask=None if sdpa_causal is True else sdpa_causal,
-                                              dropout_p=dropout, is_causal=sdpa_causal is True, scale=scale)
-    k, v = hide_unseen_keys(k, v, mask)
-    sees = mask.any(-1, keepdim=True)
-    out = F.scaled_dot_product_attention(q, k, v, attn_mask=mask | ~sees, dropout_p=dropout, scale=scale)
-    return torch.where(sees, out, 0.0)
+    "`attention` on PyTorch's fused kernel (its arguments, plus `causal`): the same result, without the weights in memory."
+    if mask is not None: check_mask(mask, query.shape[2], key.shape[2], *query.shape[:2])
+    if attn_bias is not None: attn_bias = check_attn_bias(attn_bias, query.shape[2], key.shape[2], *query.shape[:2]).to(query.dtype)
+    in_kernel = _sdpa_causal(causal, query.shape[2], key.shape[2]) if mask is None and attn_bias is None else None
+    if in_kernel is not None: return F.scaled_dot_product_attention(query, key, value, dropout_p=dropout, scale=scale, **in_kernel)
+    mask = with_causal(mask, causal, query.shape[2], key.shape[2], query.device)
+    if mask is None: return F.scaled_dot_product_attention(query, key, value, attn_mask=attn_bias, dropout_p=dropout, scale=scale)
+    key, value = hide_unseen_keys(key, value, mask)
+    sees = mask.any(-1, keepdim=True)  # False for a query that may see no key: it sees them all in the kernel...
+    allowed = mask | ~sees
+    out = F.scaled_dot_product_attention(query, key, value, attn_mask=allowed if attn_bias is None else
+                                         attn_bias.masked_fill(~allowed, float("-inf")), dropout_p=dropout, scale=scale)
+    return torch.where(sees, out, 0.0)  # ...and then gives zeros
 
 # %% ../nbs/21_attention.ipynb #5436d28c
 def alibi_slopes(
@@ -184,36 +147,27 @@ def alibi_bias(
     return bias if bias.dim() == 4 else bias[None]
 
 # %% ../nbs/21_attention.ipynb #5c7d92ee
-def _alibi_by_extra_coordinate(q, k, v, sdpa_causal, dropout: float, scale: float) -> torch.Tensor:
-    "Causal ALiBi inside SDPA: one more coordinate, 1 in every query and `m_h (j - k_len + 1) / scale` in key j."
+def _alibi_by_extra_coordinate(q, k, v, in_kernel: dict, dropout: float, scale: float) -> torch.Tensor:
+    "Causal ALiBi inside SDPA (`in_kernel`: its causal arguments): one more coordinate, 1 in every query and `m_h (j - k_len + 1) / scale` in key j."
     d, d_v, k_len = q.shape[-1], v.shape[-1], k.shape[2]
     width = -(-max(d + 1, d_v) // 8) * 8  # q, k and v equally wide, a multiple of 8
     j = torch.arange(k_len, device=q.device, dtype=q.dtype) - (k_len - 1)
     qa, ka, va = F.pad(q, (0, width - d)), F.pad(k, (0, width - d)), F.pad(v, (0, width - d_v))
     qa[..., d] = 1.0
     ka[..., d] = alibi_slopes(q.shape[1]).to(q.device, q.dtype)[:, None] * j / scale
-    out = F.scaled_dot_product_attention(qa, ka, va, attn_mask=None if sdpa_causal is True else sdpa_causal,
-                                         dropout_p=dropout, is_causal=sdpa_causal is True, scale=scale)
-    return out[..., :d_v]
+    return F.scaled_dot_product_attention(qa, ka, va, dropout_p=dropout, scale=scale, **in_kernel)[..., :d_v]
 
 # %% ../nbs/21_attention.ipynb #53c25caa
 def alibi_attention(
-    q: torch.Tensor,  # queries `[batch, heads, q_len, head_dim]` (one slope per head)
-    k: torch.Tensor,  # keys `[batch, heads, k_len, head_dim]`
-    v: torch.Tensor,  # values `[batch, heads, k_len, v_dim]`
-    mask: torch.Tensor | None = None,  # bool, True = may attend, broadcastable to `[batch, heads, q_len, k_len]`
-    dropout: float = 0.0,  # dropout on the attention weights
-    scale: float | None = None,  # score scale (default `1 / sqrt(head_dim)`)
-    causal: bool | str | int | None = None,  # causality as in `fused_attention`
+    query, key, value, mask=None, dropout=0.0, scale=None, causal=None,
     token_positions: torch.Tensor | None = None,  # positions `[seq]` or `[batch, seq]` of queries and keys alike
 ) -> torch.Tensor:  # `[batch, heads, q_len, v_dim]`
-    "`fused_attention` with ALiBi's biases; causal without a mask or positions (float32/64) builds no `[q_len, k_len]` tensor."
-    scale = _check_attention_inputs(q, k, v, mask, dropout, scale)
-    if mask is None and token_positions is None and q.dtype in (torch.float32, torch.float64):
-        folded, sdpa_causal = _causal_for_sdpa(None, causal, q.shape[2], k.shape[2], q.device)
-        if folded is None and sdpa_causal is not None: return _alibi_by_extra_coordinate(q, k, v, sdpa_causal, dropout, scale)
-    bias = alibi_bias(q.shape[1], q.shape[2], k.shape[2], token_positions, q.device)
-    return fused_attention(q, k, v, mask, dropout, scale, causal, attn_bias=bias)
+    "`fused_attention` (its arguments; one slope per head) with ALiBi's biases; causal without a mask or positions (float32/64) builds no `[q_len, k_len]` tensor."
+    q_len, k_len = query.shape[2], key.shape[2]
+    in_kernel = _sdpa_causal(causal, q_len, k_len) if mask is None and token_positions is None else None
+    if in_kernel is not None and query.dtype in (torch.float32, torch.float64):
+        return _alibi_by_extra_coordinate(query, key, value, in_kernel, dropout, 1.0 / math.sqrt(query.shape[-1]) if scale is None else scale)
+    return fused_attention(query, key, value, mask, dropout, scale, causal, alibi_bias(query.shape[1], q_len, k_len, token_positions, query.device))
 
 # %% ../nbs/21_attention.ipynb #5a08c108
 class MultiHeadAttention(nn.Module):
@@ -264,22 +218,17 @@ def _project(
 
 # %% ../nbs/21_attention.ipynb #cef34bd5
 @patch
-def _attn_bias(self: MultiHeadAttention, attn_bias, q_len: int, k_len: int, token_positions, device) -> torch.Tensor | None:
-    "The float bias on the scores: the caller's `attn_bias`, plus ALiBi's when the module has it."
-    if not self.alibi: return attn_bias
-    own = alibi_bias(self.num_heads, q_len, k_len, token_positions, device)
-    return own if attn_bias is None else own + attn_bias
-
-@patch
 def _attend(self: MultiHeadAttention, q, k, v, mask, causal, need_weights: bool, token_positions, attn_bias):
     "Attention of the split heads `[batch, heads, len, head_dim]` under the module's rules: `(out, weights or None)`."
     dropout = self.dropout if self.training else 0.0
     if self.alibi and attn_bias is None and not need_weights:
         return alibi_attention(q, k, v, mask, dropout, causal=causal, token_positions=token_positions), None
-    bias = self._attn_bias(attn_bias, q.shape[2], k.shape[2], token_positions, q.device)
+    if self.alibi:
+        own = alibi_bias(self.num_heads, q.shape[2], k.shape[2], token_positions, q.device)
+        attn_bias = own if attn_bias is None else own + attn_bias
     if need_weights:
-        return attention(q, k, v, with_causal(mask, causal, q.shape[2], k.shape[2], q.device), dropout, need_weights=True, attn_bias=bias)
-    return fused_attention(q, k, v, mask, dropout, causal=causal, attn_bias=bias), None
+        return attention(q, k, v, with_causal(mask, causal, q.shape[2], k.shape[2], q.device), dropout, need_weights=True, attn_bias=attn_bias)
+    return fused_attention(q, k, v, mask, dropout, causal=causal, attn_bias=attn_bias), None
 
 # %% ../nbs/21_attention.ipynb #cef34bd6
 @patch
@@ -304,19 +253,15 @@ def forward(
     out = self.out_proj(out.transpose(1, 2).flatten(-2))
     return (out, weights) if need_weights else out
 
-# %% ../nbs/21_attention.ipynb #4eb70b89
+# %% ../nbs/21_attention.ipynb #7d9aa3c6
 def _check_torch_mha(mha):
-    if not isinstance(mha, nn.MultiheadAttention):
-        raise TypeError(f"expected an nn.MultiheadAttention, got {type(mha).__name__}")
+    "Raise unless `mha` is an `nn.MultiheadAttention` this module can mirror."
+    if not isinstance(mha, nn.MultiheadAttention): raise TypeError(f"expected an nn.MultiheadAttention, got {type(mha).__name__}")
     if not mha._qkv_same_embed_dim or mha.bias_k is not None or mha.add_zero_attn:
         raise ValueError("only nn.MultiheadAttention without kdim/vdim, add_bias_kv or add_zero_attn can be converted")
 
-# %% ../nbs/21_attention.ipynb #346e3a7c
 def _copy_weights(dst, src):
-    "Copy `in_proj_weight`, `in_proj_bias` and `out_proj` from `src` to `dst` (either module type)."
-    if (dst.in_proj_bias is None) != (src.in_proj_bias is None) or dst.in_proj_weight.shape != src.in_proj_weight.shape:
-        raise ValueError(f"shapes differ: in_proj_weight {tuple(dst.in_proj_weight.shape)} vs "
-                         f"{tuple(src.in_proj_weight.shape)}, bias {dst.in_proj_bias is not None} vs {src.in_proj_bias is not None}")
+    "Copy `in_proj_weight`, `in_proj_bias` and `out_proj` from `src` to `dst` (either module type, same sizes); returns `dst`."
     with torch.no_grad():
         dst.in_proj_weight.copy_(src.in_proj_weight)
         dst.out_proj.weight.copy_(src.out_proj.weight)
@@ -325,7 +270,6 @@ def _copy_weights(dst, src):
             dst.out_proj.bias.copy_(src.out_proj.bias)
     return dst
 
-# %% ../nbs/21_attention.ipynb #7d9aa3c6
 @patch
 def load_from_torch(
     self: MultiHeadAttention,
@@ -333,7 +277,8 @@ def load_from_torch(
 ) -> MultiHeadAttention:
     "Copy `mha`'s weights into this module (in place); returns `self`."
     _check_torch_mha(mha)
-    if mha.num_heads != self.num_heads: raise ValueError(f"num_heads differ: {self.num_heads} vs {mha.num_heads}")
+    ours, theirs = (self.embedding_dim, self.num_heads, self.in_proj_bias is not None), (mha.embed_dim, mha.num_heads, mha.in_proj_bias is not None)
+    if ours != theirs: raise ValueError(f"(embedding_dim, num_heads, bias) differ: {ours} here, {theirs} in mha")
     return _copy_weights(self, mha)
 
 @patch(cls_method=True)
@@ -345,7 +290,7 @@ def from_torch(
     _check_torch_mha(mha)
     w = mha.in_proj_weight
     new = cls(mha.embed_dim, mha.num_heads, mha.dropout, bias=mha.in_proj_bias is not None, device=w.device, dtype=w.dtype)  # torch's names
-    return new.load_from_torch(mha)
+    return _copy_weights(new, mha)
 
 # %% ../nbs/21_attention.ipynb #472cba3b
 @patch
