@@ -194,13 +194,15 @@ def check_token_ids(
     name: str,  # argument name, for the message
     ids: torch.Tensor,  # integer tensor of any shape
     vocab_size: int | None = None,  # ids must lie in `[0, vocab_size)` when given
+    shape: str | None = None,  # the expected shape, e.g. `"[batch, seq]"`: its number of dimensions is checked
 ) -> torch.Tensor:
-    "Return `ids` if it is an integer tensor with every id in range, else raise `TypeError`/`IndexError` naming `name`."
+    "Return `ids` if it is an integer tensor (of `shape`'s rank) with every id in range, else raise `TypeError`/`ValueError`/`IndexError` naming `name`."
     import torch
-    if not isinstance(ids, torch.Tensor):
-        raise TypeError(f"{name} must be a torch.Tensor of integer ids, got {type(ids).__name__}")
-    if ids.dtype not in (torch.int64, torch.int32):  # the dtypes nn.Embedding takes
-        raise TypeError(f"{name} must hold integer ids (torch.long or torch.int), got dtype {ids.dtype}")
+    if not isinstance(ids, torch.Tensor) or ids.dtype not in (torch.int64, torch.int32):  # the dtypes nn.Embedding takes
+        got = f"dtype {ids.dtype}" if isinstance(ids, torch.Tensor) else type(ids).__name__
+        raise TypeError(f"{name} must be a torch.Tensor of integer ids (torch.long or torch.int), got {got}")
+    if shape is not None and ids.dim() != shape.count(",") + 1:
+        raise ValueError(f"{name} must have shape {shape}, got {tuple(ids.shape)}")
     if ids.numel() and vocab_size is not None:
         lo, hi = int(ids.min()), int(ids.max())
         if lo < 0 or hi >= vocab_size:
