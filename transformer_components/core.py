@@ -16,8 +16,8 @@ from pathlib import Path
 # %% auto #0
 __all__ = ['DATA_ENV', 'positive_int', 'nonnegative_int', 'positive_float', 'fraction', 'default_device', 'find_shared_data',
            'MissingDataError', 'shared_data', 'has_shared_data', 'atomic_write', 'FolderLockedError', 'exclusive_lock',
-           'check_positive_int', 'check_choice', 'check_number', 'check_token_ids', 'ProgressBar', 'CommandParser',
-           'command_parser', 'cli_errors']
+           'check_positive_int', 'check_positive_ints', 'check_choice', 'check_number', 'check_token_ids',
+           'ProgressBar', 'CommandParser', 'command_parser', 'cli_errors']
 
 # %% ../nbs/00_core.ipynb #b3d4ae4e
 def default_device() -> torch.device:
@@ -156,6 +156,14 @@ def check_positive_int(
     if value < 0 or (value == 0 and not allow_zero):
         raise ValueError(f"{name} must be {'>= 0' if allow_zero else '> 0'}, got {value}")
     return value
+
+# %% ../nbs/00_core.ipynb #e06a1d92
+def check_positive_ints(
+    allow_zero: bool = False,  # accept 0 as well
+    **values,  # argument name -> value
+) -> None:
+    "`check_positive_int` for several arguments in one call: `check_positive_ints(q_len=q_len, k_len=k_len)`."
+    for name, value in values.items(): check_positive_int(name, value, allow_zero)
 
 # %% ../nbs/00_core.ipynb #chk001
 def check_choice(

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import torch
 
-from .core import check_positive_int, check_token_ids
+from .core import check_positive_int, check_positive_ints, check_token_ids
 
 # %% auto #0
 __all__ = ['create_padding_mask', 'create_look_ahead_mask', 'real_token_mask', 'causal_mask', 'sliding_window_mask',
@@ -57,7 +57,7 @@ def _offset(align, q_len: int, k_len: int) -> int:
 
 def _positions(q_len, k_len, device):
     "Query positions `[q_len, 1]` and key positions `[1, k_len]`."
-    check_positive_int("q_len", q_len); check_positive_int("k_len", k_len)
+    check_positive_ints(q_len=q_len, k_len=k_len)
     return (torch.arange(q_len, device=device)[:, None], torch.arange(k_len, device=device)[None, :])
 
 def causal_mask(

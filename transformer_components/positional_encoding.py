@@ -11,7 +11,7 @@ import torch
 import torch.nn as nn
 from fastcore.basics import patch
 
-from .core import check_choice, check_number, check_positive_int, check_token_ids
+from .core import check_choice, check_number, check_positive_int, check_positive_ints, check_token_ids
 from .embeddings import TokenEmbeddings
 
 # %% auto #0
@@ -42,8 +42,7 @@ def sinusoidal_encoding(
     start: int = 0,  # first position
 ) -> torch.Tensor:  # float32 `[seq_len, embedding_dim]`
     "The sinusoidal positional encoding of Vaswani et al. (2017), computed in float64 and returned as float32."
-    check_positive_int("seq_len", seq_len, allow_zero=True)
-    check_positive_int("start", start, allow_zero=True)
+    check_positive_ints(allow_zero=True, seq_len=seq_len, start=start)
     check_choice("layout", layout, LAYOUTS)
     ang = sinusoidal_angles(torch.arange(start, start + seq_len, dtype=torch.float64), embedding_dim, base)
     sin, cos = ang.sin(), ang[:, : embedding_dim // 2].cos()
@@ -110,8 +109,8 @@ class PositionalEncoder(nn.Module):
                  layout: str = "interleaved",  # column layout of the fixed table (see `sinusoidal_encoding`)
                 ):
         super().__init__()
-        self.max_seq_len = check_positive_int("max_seq_len", max_seq_len)
-        self.embedding_dim = check_positive_int("embedding_dim", embedding_dim)
+        check_positive_ints(max_seq_len=max_seq_len, embedding_dim=embedding_dim)
+        self.max_seq_len, self.embedding_dim = max_seq_len, embedding_dim
         check_number("dropout", dropout, 0, 1, high_open=True)
         self.is_learned, self.base, self.layout = bool(is_learned), float(base), check_choice("layout", layout, LAYOUTS)
         self.dropout = nn.Dropout(dropout)
@@ -158,8 +157,7 @@ def resolve_positions(self: PositionalEncoder,
             raise ValueError(f"token_positions cover {token_positions.shape[-1]} tokens but the input has seq_len={seq_len}")
         return token_positions
     if isinstance(offset, torch.Tensor):
-        check_token_ids("offset", offset)
-        if offset.ndim != 1: raise ValueError(f"a tensor offset holds one start per row, shape [batch]; got {tuple(offset.shape)}")
+        check_token_ids("offset", offset, shape="[batch]")  # one start per row
         # left padding: pad tokens get negative positions, which are clamped to 0 (they are masked anyway)
         return (offset[:, None] + torch.arange(seq_len, device=offset.device)).clamp_min(0)
     check_positive_int("offset", offset, allow_zero=True)
