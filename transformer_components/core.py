@@ -157,7 +157,7 @@ def check_positive_int(
         raise ValueError(f"{name} must be {'>= 0' if allow_zero else '> 0'}, got {value}")
     return value
 
-# %% ../nbs/00_core.ipynb #e06a1d92
+# %% ../nbs/00_core.ipynb #9763b12f
 def check_positive_ints(
     allow_zero: bool = False,  # accept 0 as well
     **values,  # argument name -> value

@@ -15,7 +15,7 @@ import torch
 import torch.nn as nn
 from fastcore.basics import patch
 
-from .core import check_choice, check_number, check_positive_int, check_token_ids
+from .core import check_choice, check_number, check_positive_int, check_positive_ints, check_token_ids
 
 # %% auto #0
 __all__ = ['ROPE_LAYOUTS', 'ROPE_SCALINGS', 'apply_rotary', 'RopeScaling', 'rope_frequencies', 'RotaryEmbedding',
@@ -64,9 +64,8 @@ class RopeScaling:
 
     def __post_init__(self):
         check_choice("method", self.method, ROPE_SCALINGS)
-        check_number("factor", self.factor, 0, low_open=True)
-        for name in ("beta_fast", "beta_slow"): check_number(name, getattr(self, name), 0, low_open=True)
-        if self.attention_factor is not None: check_number("attention_factor", self.attention_factor, 0, low_open=True)
+        positive = ("factor", "beta_fast", "beta_slow") + (() if self.attention_factor is None else ("attention_factor",))
+        for name in positive: check_number(name, getattr(self, name), 0, low_open=True)
         if self.original_max_seq_len is not None: check_positive_int("original_max_seq_len", self.original_max_seq_len)
         elif self.method in ("dynamic", "yarn"):
             raise ValueError(f"{self.method!r} scaling needs original_max_seq_len, the length the model was trained on")
@@ -125,14 +124,13 @@ class RotaryEmbedding(nn.Module):
                  fast: bool = False,  # without autograd, `rotate` uses the fast kernels of the last section
                 ):
         super().__init__()
-        self.head_dim = check_positive_int("head_dim", head_dim)
-        if head_dim % 2: raise ValueError(f"head_dim must be even (coordinates are rotated in pairs), got {head_dim}")
-        r = head_dim if rotary_dim is None else check_positive_int("rotary_dim", rotary_dim)
-        if r % 2 or r > head_dim: raise ValueError(f"rotary_dim must be even and <= head_dim={head_dim}, got {r}")
+        r = head_dim if rotary_dim is None else rotary_dim
+        check_positive_ints(head_dim=head_dim, rotary_dim=r, max_seq_len=max_seq_len)
+        if head_dim % 2 or r % 2 or r > head_dim:  # coordinates are rotated in pairs
+            raise ValueError(f"head_dim and rotary_dim must be even, rotary_dim <= head_dim={head_dim}; got rotary_dim={r}")
         check_choice("layout", layout, ROPE_LAYOUTS)
         if not base > 1: raise ValueError(f"base must be > 1, got {base}")
-        self.base, self.layout, self.rotary_dim, self.compile, self.fast = float(base), layout, r, bool(compile), bool(fast)
-        check_positive_int("max_seq_len", max_seq_len)
+        self.head_dim, self.base, self.layout, self.rotary_dim, self.compile, self.fast = head_dim, float(base), layout, r, bool(compile), bool(fast)
         self.register_buffer("cos_cached", torch.empty(0, r // 2), persistent=False)
         self.register_buffer("sin_cached", torch.empty(0, r // 2), persistent=False)
         self._freq_len = None
@@ -271,8 +269,7 @@ def rope_permutation(
     dst: str = "half",  # layout wanted
 ) -> torch.Tensor:  # int64 `[head_dim]`
     "Index `perm` with `x_dst = x_src[..., perm]` for one head."
-    for name, v in (("src", src), ("dst", dst)):
-        if v not in ROPE_LAYOUTS: raise ValueError(f"{name} must be one of {ROPE_LAYOUTS}, got {v!r}")
+    for name, v in (("src", src), ("dst", dst)): check_choice(name, v, ROPE_LAYOUTS)
     r = head_dim if rotary_dim is None else rotary_dim
     if head_dim % 2 or r % 2 or r > head_dim: raise ValueError(f"head_dim and rotary_dim must be even with rotary_dim <= head_dim, got {head_dim}, {r}")
     to_half = torch.cat([torch.arange(0, r, 2), torch.arange(1, r, 2)])
