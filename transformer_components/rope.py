@@ -15,7 +15,8 @@ import torch
 import torch.nn as nn
 from fastcore.basics import patch
 
-from .core import check_choice, check_number, check_positive_int, check_positive_ints, check_token_ids
+from .core import check_choice, check_number, check_positive_int, check_positive_ints
+from .positional_encoding import positions_for
 
 # %% auto #0
 __all__ = ['ROPE_LAYOUTS', 'ROPE_SCALINGS', 'apply_rotary', 'RopeScaling', 'rope_frequencies', 'RotaryEmbedding',
@@ -212,26 +213,12 @@ def _angles(self: RotaryEmbedding, x, offset, token_positions) -> tuple[torch.Te
                         f"{x.dtype if isinstance(x, torch.Tensor) else type(x).__name__}")
     if x.ndim != 4 or x.shape[-1] != self.head_dim:
         raise ValueError(f"x must be [batch, heads, seq_len, {self.head_dim}] (head_dim={self.head_dim}), got {tuple(x.shape)}")
-    batch, seq_len = x.shape[0], x.shape[2]
-    if token_positions is not None:
-        if not (isinstance(offset, int) and offset == 0): raise ValueError("give either token_positions or offset, not both")
-        check_token_ids("token_positions", token_positions)
-        if token_positions.shape[-1] != seq_len or token_positions.ndim > 2 or (token_positions.ndim == 2 and token_positions.shape[0] not in (1, batch)):
-            raise ValueError(f"token_positions must be [{seq_len}] or [{batch}, {seq_len}], got {tuple(token_positions.shape)}")
-        pos = token_positions
-    elif isinstance(offset, torch.Tensor):
-        check_token_ids("offset", offset)
-        if offset.shape != (batch,): raise ValueError(f"a tensor offset holds one start per row, shape [{batch}]; got {tuple(offset.shape)}")
-        pos = offset[:, None] + torch.arange(seq_len, device=offset.device)
-    else:
-        check_positive_int("offset", offset, allow_zero=True)
-        pos = None
+    seq_len = x.shape[2]
+    pos = positions_for(seq_len, token_positions, offset, batch=x.shape[0])
     if pos is None:  # consecutive positions: a slice of the cache, no gather
         self._ensure(offset + seq_len)
         cos, sin = self.cos_cached[offset : offset + seq_len], self.sin_cached[offset : offset + seq_len]
-    else:
-        if pos.numel() and int(pos.min()) < 0: raise IndexError(f"token_positions must be >= 0, got {int(pos.min())}")
-        cos, sin = self.cos_sin(pos)
+    else: cos, sin = self.cos_sin(pos)
     return cos.to(x.device), sin.to(x.device)
 
 # %% ../nbs/12_rope.ipynb #8be9c4df
