@@ -186,9 +186,9 @@ def _check_entry(path, name, e, data_len):
     if e["dtype"] not in _ST_DTYPES: raise ValueError(f"{path}: tensor {name!r} has dtype {e['dtype']!r}; supported: {', '.join(_ST_DTYPES)}")
     begin, end = e["data_offsets"]
     nbytes = math.prod(e["shape"]) * _ST_DTYPES[e["dtype"]].itemsize
-    if not (0 <= begin <= end) or end - begin != nbytes:
-        raise ValueError(f"{path}: tensor {name!r} has data_offsets {[begin, end]} but shape {e['shape']} of {e['dtype']} needs {nbytes} bytes")
-    if end > data_len: raise ValueError(f"{path} is truncated: tensor {name!r} ends at byte {end} of a {data_len}-byte data section")
+    if not (0 <= begin <= end <= data_len) or end - begin != nbytes:
+        raise ValueError(f"{path}: tensor {name!r} has data_offsets {[begin, end]}, but shape {e['shape']} of {e['dtype']} needs {nbytes} "
+                         f"bytes within the {data_len}-byte data section (is the file truncated?)")
 
 # %% ../nbs/10_embeddings.ipynb #9412d4d4
 def _read_header(path: Path) -> tuple[dict, dict, int]:

@@ -161,10 +161,9 @@ def to_key_padding_mask(
 ) -> torch.Tensor:
     "`nn.MultiheadAttention`'s `key_padding_mask`: `[batch, k_len]` bool, True = padding (ignored)."
     if isinstance(mask, torch.Tensor) and mask.dim() == 4 and mask.shape[1] == mask.shape[2] == 1: mask = mask[:, 0, 0]
-    if not isinstance(mask, torch.Tensor) or mask.dim() != 2:
-        raise ValueError(f"mask must be a padding mask of shape [batch, 1, 1, k_len] or [batch, k_len], "
-                         f"got {tuple(mask.shape) if isinstance(mask, torch.Tensor) else type(mask).__name__}")
-    check_mask(mask, mask.shape[0], mask.shape[1])
+    if not isinstance(mask, torch.Tensor) or mask.dim() != 2 or mask.dtype != torch.bool:
+        raise ValueError(f"mask must be a padding mask of dtype torch.bool (True = token) and shape [batch, 1, 1, k_len] or "
+                         f"[batch, k_len], got {(tuple(mask.shape), mask.dtype) if isinstance(mask, torch.Tensor) else type(mask).__name__}")
     return ~mask
 
 def to_mha_attn_mask(
