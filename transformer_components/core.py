@@ -103,12 +103,10 @@ def atomic_write(
             yield f
             f.flush(); os.fsync(f.fileno())
         os.replace(tmp, path)
-    except OSError as e:  # a full disk or a read-only folder: say which file could not be written
+    except BaseException as e:
         Path(tmp).unlink(missing_ok=True)
-        if e.filename: raise
-        raise OSError(e.errno, e.strerror, str(path)) from e
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+        # a full disk or a read-only folder: say which file could not be written
+        if isinstance(e, OSError) and not e.filename: raise OSError(e.errno, e.strerror, str(path)) from e
         raise
 
 # %% ../nbs/00_core.ipynb #lck002
