@@ -21,7 +21,7 @@ from fastcore.basics import patch
 from fastcore.meta import delegates
 
 from .core import check_positive_int
-from .tokenizer import AddedToken, Encoding, Tokenizer, _as_int, read_added_tokens
+from .tokenizer import AddedToken, Encoding, Tokenizer, _as_int, read_added_tokens, tokenizer_json_model
 
 # %% auto #0
 __all__ = ['GPT2_PATTERN', 'SHORT_WORD', 'count_pairs', 'merge_symbols', 'bytes_to_unicode', 'pretokenize', 'bpe_merge_word',
@@ -584,15 +584,9 @@ _PLAIN_BPE = [("dropout", (None,)), ("continuing_subword_prefix", (None, "")), (
               ("fuse_unk", (None, False)), ("byte_fallback", (None, False)), ("ignore_merges", (None, False))]
 
 def _checked_bpe_model(m, where) -> dict:
-    "The `model` object of a `tokenizer.json`, if it is a plain BPE model with a vocab and merges."
-    if not isinstance(m, dict) or m.get("type") != "BPE":
-        kind = m.get("type") if isinstance(m, dict) else type(m).__name__
-        raise _tokenizer_json_error(where, f"model type is {kind!r}, but only 'BPE' is supported here")
-    for key in ("vocab", "merges"):
-        if key not in m: raise _tokenizer_json_error(where, f"missing key 'model.{key}'")
+    "The BPE `model` object of a `tokenizer.json` (from `tokenizer_json_model`), if it sets none of the options we do not implement."
     for key, ok in _PLAIN_BPE:
         if m.get(key) not in ok: raise _tokenizer_json_error(where, f"model.{key}={m.get(key)!r} is not supported")
-    if not isinstance(m["vocab"], dict): raise _tokenizer_json_error(where, "model.vocab must be an object token -> id")
     return m
 
 # %% ../nbs/04_bpe.ipynb #bp000012
@@ -612,13 +606,11 @@ def from_json_dict(cls: BPETokenizer,
                    where: str = "<dict>",  # the file it came from, for messages
                   ) -> BPETokenizer:
     "The tokenizer `d` describes; `ValueError` naming `where` for missing keys, other models or unsupported steps."
-    if not isinstance(d, dict): raise _tokenizer_json_error(where, "must hold a JSON object")
-    for key in ("model", "pre_tokenizer"):
-        if key not in d: raise _tokenizer_json_error(where, f"missing key {key!r}")
+    m = _checked_bpe_model(tokenizer_json_model(d, where, "BPE"), where)
     if d.get("normalizer") is not None: raise _tokenizer_json_error(where, "a normalizer is not supported")
-    m, byte_level = _checked_bpe_model(d["model"], where), _is_byte_level(d["pre_tokenizer"], where)
+    byte_level = _is_byte_level(d.get("pre_tokenizer"), where)
     added = read_added_tokens(d, m["vocab"], where)
-    try: tok = cls(m["vocab"], _parse_merges(m["merges"], where), byte_level=byte_level, unk_token=m.get("unk_token"))
+    try: tok = cls(m["vocab"], _parse_merges(m.get("merges"), where), byte_level=byte_level, unk_token=m.get("unk_token"))
     except (TypeError, ValueError) as e: raise _tokenizer_json_error(where, str(e)) from None
     for token, i, in_model in added: tok._register_added(token, i, in_model)
     return tok

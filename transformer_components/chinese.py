@@ -496,8 +496,7 @@ def adapt(self: Segmenter,
 
 # %% ../nbs/03_chinese.ipynb #6282de8f
 def _dictionary_text(path: Path) -> str:
-    "The text of a dictionary file (a byte-order mark dropped); a missing or non-UTF-8 file is an error that says so."
-    if not path.is_file(): raise FileNotFoundError(f"dictionary file not found: {path}")
+    "The text of a dictionary file (a byte-order mark dropped); a non-UTF-8 file is an error that says so."
     try: return path.read_bytes().decode("utf-8-sig")
     except UnicodeDecodeError as e:
         raise ValueError(f"{path} is not UTF-8 ({e.reason} at byte {e.start}); convert it, e.g. with iconv") from None

@@ -16,8 +16,8 @@ from pathlib import Path
 # %% auto #0
 __all__ = ['DATA_ENV', 'positive_int', 'nonnegative_int', 'positive_float', 'fraction', 'default_device', 'find_shared_data',
            'MissingDataError', 'shared_data', 'has_shared_data', 'atomic_write', 'FolderLockedError', 'exclusive_lock',
-           'check_positive_int', 'check_choice', 'check_number', 'check_token_ids', 'ProgressBar', 'CommandParser',
-           'command_parser', 'cli_errors']
+           'check_positive_int', 'check_positive_ints', 'check_choice', 'check_number', 'check_token_ids',
+           'ProgressBar', 'CommandParser', 'command_parser', 'cli_errors']
 
 # %% ../nbs/00_core.ipynb #b3d4ae4e
 def default_device() -> torch.device:
@@ -103,12 +103,10 @@ def atomic_write(
             yield f
             f.flush(); os.fsync(f.fileno())
         os.replace(tmp, path)
-    except OSError as e:  # a full disk or a read-only folder: say which file could not be written
+    except BaseException as e:
         Path(tmp).unlink(missing_ok=True)
-        if e.filename: raise
-        raise OSError(e.errno, e.strerror, str(path)) from e
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+        # a full disk or a read-only folder: say which file could not be written
+        if isinstance(e, OSError) and not e.filename: raise OSError(e.errno, e.strerror, str(path)) from e
         raise
 
 # %% ../nbs/00_core.ipynb #lck002
@@ -157,6 +155,14 @@ def check_positive_int(
         raise ValueError(f"{name} must be {'>= 0' if allow_zero else '> 0'}, got {value}")
     return value
 
+# %% ../nbs/00_core.ipynb #9763b12f
+def check_positive_ints(
+    allow_zero: bool = False,  # accept 0 as well
+    **values,  # argument name -> value
+) -> None:
+    "`check_positive_int` for several arguments in one call: `check_positive_ints(q_len=q_len, k_len=k_len)`."
+    for name, value in values.items(): check_positive_int(name, value, allow_zero)
+
 # %% ../nbs/00_core.ipynb #chk001
 def check_choice(
     name: str,  # argument name, for the message
@@ -194,13 +200,15 @@ def check_token_ids(
     name: str,  # argument name, for the message
     ids: torch.Tensor,  # integer tensor of any shape
     vocab_size: int | None = None,  # ids must lie in `[0, vocab_size)` when given
+    shape: str | None = None,  # the expected shape, e.g. `"[batch, seq]"`: its number of dimensions is checked
 ) -> torch.Tensor:
-    "Return `ids` if it is an integer tensor with every id in range, else raise `TypeError`/`IndexError` naming `name`."
+    "Return `ids` if it is an integer tensor (of `shape`'s rank) with every id in range, else raise `TypeError`/`ValueError`/`IndexError` naming `name`."
     import torch
-    if not isinstance(ids, torch.Tensor):
-        raise TypeError(f"{name} must be a torch.Tensor of integer ids, got {type(ids).__name__}")
-    if ids.dtype not in (torch.int64, torch.int32):  # the dtypes nn.Embedding takes
-        raise TypeError(f"{name} must hold integer ids (torch.long or torch.int), got dtype {ids.dtype}")
+    if not isinstance(ids, torch.Tensor) or ids.dtype not in (torch.int64, torch.int32):  # the dtypes nn.Embedding takes
+        got = f"dtype {ids.dtype}" if isinstance(ids, torch.Tensor) else type(ids).__name__
+        raise TypeError(f"{name} must be a torch.Tensor of integer ids (torch.long or torch.int), got {got}")
+    if shape is not None and ids.dim() != shape.count(",") + 1:
+        raise ValueError(f"{name} must have shape {shape}, got {tuple(ids.shape)}")
     if ids.numel() and vocab_size is not None:
         lo, hi = int(ids.min()), int(ids.max())
         if lo < 0 or hi >= vocab_size:

@@ -19,7 +19,7 @@ import torch
 import torch.nn as nn
 from fastcore.basics import patch
 
-from .core import atomic_write, check_positive_int, check_token_ids
+from .core import atomic_write, check_positive_int, check_positive_ints, check_token_ids
 
 # %% auto #0
 __all__ = ['TokenEmbeddings', 'PretrainedVectors', 'load_glove', 'read_safetensors_header', 'load_safetensors_tensor',
@@ -36,8 +36,8 @@ class TokenEmbeddings(nn.Module):
                  _weight: torch.Tensor | None = None,  # internal: a table to wrap instead of a random one (see `from_pretrained`)
                 ):
         super().__init__()
-        self.vocab_size = check_positive_int("vocab_size", vocab_size)
-        self.embedding_dim = check_positive_int("embedding_dim", embedding_dim)
+        check_positive_ints(vocab_size=vocab_size, embedding_dim=embedding_dim)
+        self.vocab_size, self.embedding_dim = vocab_size, embedding_dim
         if pad_id is not None and check_positive_int("pad_id", pad_id, allow_zero=True) >= vocab_size:
             raise ValueError(f"pad_id must lie in [0, {vocab_size}), got {pad_id}")
         self.pad_id, self.scale = pad_id, bool(scale)
@@ -164,7 +164,6 @@ def load_glove(
 ) -> PretrainedVectors:
     "Stream a GloVe-format file into a `[rows, dim]` table; a malformed line raises `ValueError` naming its line number."
     path = Path(path)
-    if not path.is_file(): raise FileNotFoundError(f"no GloVe file at {path}")
     if dim is not None: check_positive_int("dim", dim)
     rows, n_rows = _vocab_rows(vocab) if vocab is not None else (None, 0)
     vecs, lines = {}, 0
@@ -187,15 +186,14 @@ def _check_entry(path, name, e, data_len):
     if e["dtype"] not in _ST_DTYPES: raise ValueError(f"{path}: tensor {name!r} has dtype {e['dtype']!r}; supported: {', '.join(_ST_DTYPES)}")
     begin, end = e["data_offsets"]
     nbytes = math.prod(e["shape"]) * _ST_DTYPES[e["dtype"]].itemsize
-    if not (0 <= begin <= end) or end - begin != nbytes:
-        raise ValueError(f"{path}: tensor {name!r} has data_offsets {[begin, end]} but shape {e['shape']} of {e['dtype']} needs {nbytes} bytes")
-    if end > data_len: raise ValueError(f"{path} is truncated: tensor {name!r} ends at byte {end} of a {data_len}-byte data section")
+    if not (0 <= begin <= end <= data_len) or end - begin != nbytes:
+        raise ValueError(f"{path}: tensor {name!r} has data_offsets {[begin, end]}, but shape {e['shape']} of {e['dtype']} needs {nbytes} "
+                         f"bytes within the {data_len}-byte data section (is the file truncated?)")
 
 # %% ../nbs/10_embeddings.ipynb #9412d4d4
 def _read_header(path: Path) -> tuple[dict, dict, int]:
     "`(entries, metadata, data_start)` of a safetensors file, every entry checked against the file size."
     if sys.byteorder != "little": raise NotImplementedError("reading safetensors needs a little-endian machine")
-    if not path.is_file(): raise FileNotFoundError(f"no safetensors file at {path}")
     size = path.stat().st_size
     with open(path, "rb") as f: head = f.read(8)
     if len(head) < 8: raise ValueError(f"{path} is truncated: {size} bytes, fewer than the 8-byte header length")

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import torch
 
-from .core import check_positive_int, check_token_ids
+from .core import check_positive_int, check_positive_ints, check_token_ids
 
 # %% auto #0
 __all__ = ['create_padding_mask', 'create_look_ahead_mask', 'real_token_mask', 'causal_mask', 'sliding_window_mask',
@@ -44,9 +44,7 @@ def real_token_mask(
     pad_id: int = 0,  # the id used for padding
 ) -> torch.Tensor:
     "Padding mask, True = real token (may attend): `[batch, 1, 1, seq]` bool, `False` on padding."
-    check_token_ids("token_ids", token_ids)
-    check_positive_int("pad_id", pad_id, allow_zero=True)
-    if token_ids.dim() != 2: raise ValueError(f"token_ids must have shape [batch, seq], got {tuple(token_ids.shape)}")
+    check_token_ids("token_ids", token_ids, shape="[batch, seq]")
     return (token_ids != pad_id)[:, None, None, :]
 
 # %% ../nbs/20_masks.ipynb #24d70364
@@ -59,8 +57,7 @@ def _offset(align, q_len: int, k_len: int) -> int:
 
 def _positions(q_len, k_len, device):
     "Query positions `[q_len, 1]` and key positions `[1, k_len]`."
-    check_positive_int("q_len", q_len)
-    check_positive_int("k_len", k_len)
+    check_positive_ints(q_len=q_len, k_len=k_len)
     return (torch.arange(q_len, device=device)[:, None], torch.arange(k_len, device=device)[None, :])
 
 def causal_mask(
@@ -97,14 +94,13 @@ def prefix_lm_mask(
     device: torch.device | str | None = None,  # where to build it (default: `prefix_len`'s device, else the CPU)
 ) -> torch.Tensor:
     "Prefix-LM mask, True = may attend: `[T, T]` (int prefix) or `[batch, 1, T, T]` (tensor prefix) bool, causal plus every key inside the prefix."
-    if isinstance(prefix_len, torch.Tensor):
-        check_token_ids("prefix_len", prefix_len)
-        if prefix_len.dim() != 1 or (prefix_len < 0).any() or (prefix_len > seq_len).any():
-            raise ValueError(f"prefix_len must be an int or a [batch] tensor of values in [0, {seq_len}], got {prefix_len.tolist()}")
+    is_tensor = isinstance(prefix_len, torch.Tensor)
+    if not (((prefix_len >= 0) & (prefix_len <= seq_len)).all() and prefix_len.dim() == 1 and not prefix_len.is_floating_point()
+            if is_tensor else type(prefix_len) is int and 0 <= prefix_len <= seq_len):
+        raise ValueError(f"prefix_len must be an int or a [batch] integer tensor, with values in [0, {seq_len}], got {prefix_len!r}")
+    if is_tensor:
         device = prefix_len.device if device is None else device
         return causal_mask(seq_len, device=device) | (torch.arange(seq_len, device=device) < prefix_len.to(device)[:, None])[:, None, None, :]
-    check_positive_int("prefix_len", prefix_len, allow_zero=True)
-    if prefix_len > seq_len: raise ValueError(f"prefix_len must be <= seq_len={seq_len}, got {prefix_len}")
     return causal_mask(seq_len, device=device) | (torch.arange(seq_len, device=device) < prefix_len)[None, :]
 
 # %% ../nbs/20_masks.ipynb #4adbe55e
@@ -113,9 +109,7 @@ def document_mask(
     causal: bool = False,  # also forbid attending to later tokens
 ) -> torch.Tensor:
     "Packed-document mask, True = may attend: `[batch, 1, seq, seq]` bool, `True` where query and key share a document (and `j <= i` if causal)."
-    check_token_ids("document_ids", document_ids)
-    if document_ids.dim() != 2:
-        raise ValueError(f"document_ids must have shape [batch, seq], got {tuple(document_ids.shape)}")
+    check_token_ids("document_ids", document_ids, shape="[batch, seq]")
     same = document_ids[:, None, :, None] == document_ids[:, None, None, :]
     return same & causal_mask(document_ids.shape[1], device=document_ids.device) if causal else same
 
@@ -137,15 +131,14 @@ def check_mask(
     name: str = "mask",  # argument name, for the message
 ) -> torch.Tensor:
     "Return `mask` if it is a bool tensor broadcastable to `[batch, heads, q_len, k_len]`; else raise naming what was expected."
-    if not isinstance(mask, torch.Tensor):
-        raise TypeError(f"{name} must be a bool torch.Tensor (True = may attend), got {type(mask).__name__}")
-    expected = f"[{batch or 'batch'}, {num_heads or 'heads'}, {q_len}, {k_len}]"
-    if mask.dtype != torch.bool:
+    if not isinstance(mask, torch.Tensor) or mask.dtype != torch.bool:
         raise MaskDtypeError(
-            f"{name} must have dtype torch.bool (True = may attend), got {mask.dtype}. Convert a 0/1 mask with "
+            f"{name} must be a torch.Tensor of dtype torch.bool (True = may attend), got "
+            f"{mask.dtype if isinstance(mask, torch.Tensor) else type(mask).__name__}. Convert a 0/1 mask with "
             f"`{name}.bool()`, a look-ahead mask from `create_look_ahead_mask` (True = blocked) with `~{name}`; for an additive float "
             f"bias use `to_additive_mask`.")
     if not _broadcasts(mask, q_len, k_len, batch, num_heads):
+        expected = f"[{batch or 'batch'}, {num_heads or 'heads'}, {q_len}, {k_len}]"
         raise ValueError(f"{name} must be [q_len, k_len] or 4-D broadcastable to {expected} (3-D is ambiguous; "
                          f"use `real_token_mask` for [batch, 1, 1, k_len]), got shape {tuple(mask.shape)}")
     return mask
@@ -168,10 +161,9 @@ def to_key_padding_mask(
 ) -> torch.Tensor:
     "`nn.MultiheadAttention`'s `key_padding_mask`: `[batch, k_len]` bool, True = padding (ignored)."
     if isinstance(mask, torch.Tensor) and mask.dim() == 4 and mask.shape[1] == mask.shape[2] == 1: mask = mask[:, 0, 0]
-    if not isinstance(mask, torch.Tensor) or mask.dim() != 2:
-        raise ValueError(f"mask must be a padding mask of shape [batch, 1, 1, k_len] or [batch, k_len], "
-                         f"got {tuple(mask.shape) if isinstance(mask, torch.Tensor) else type(mask).__name__}")
-    check_mask(mask, mask.shape[0], mask.shape[1])
+    if not isinstance(mask, torch.Tensor) or mask.dim() != 2 or mask.dtype != torch.bool:
+        raise ValueError(f"mask must be a padding mask of dtype torch.bool (True = token) and shape [batch, 1, 1, k_len] or "
+                         f"[batch, k_len], got {(tuple(mask.shape), mask.dtype) if isinstance(mask, torch.Tensor) else type(mask).__name__}")
     return ~mask
 
 def to_mha_attn_mask(
@@ -184,8 +176,8 @@ def to_mha_attn_mask(
                          f"{tuple(mask.shape) if isinstance(mask, torch.Tensor) else type(mask).__name__}")
     q_len, k_len = mask.shape[-2:]
     if mask.dim() == 2: return ~check_mask(mask, q_len, k_len)
-    if num_heads is None: raise ValueError("num_heads is needed to convert a 4-D mask to [batch * num_heads, q_len, k_len]")
-    check_positive_int("num_heads", num_heads)
+    if type(num_heads) is not int or num_heads <= 0:
+        raise ValueError(f"num_heads (an int > 0) is needed to convert a 4-D mask to [batch * num_heads, q_len, k_len], got {num_heads!r}")
     batch = mask.shape[0]
     return ~expand_mask(mask, batch, num_heads, q_len, k_len).reshape(batch * num_heads, q_len, k_len)
 
@@ -235,14 +227,12 @@ def mask_tokens(
     "Masked-LM pair `(inputs, labels)` of `token_ids`' shape; `labels` holds the original id where chosen, else `ignore_index`."
     check_positive_int("vocab_size", vocab_size)
     check_token_ids("token_ids", token_ids, vocab_size)
-    if not 0 <= mask_id < vocab_size: raise IndexError(f"mask_id must lie in [0, {vocab_size}), got {mask_id}")
-    for name, p in [("mlm_probability", mlm_probability), ("mask_fraction", mask_fraction), ("random_fraction", random_fraction)]:
-        if not 0.0 <= p <= 1.0: raise ValueError(f"{name} must lie in [0, 1], got {p}")
-    if mask_fraction + random_fraction > 1.0:
-        raise ValueError(f"mask_fraction + random_fraction must be <= 1, got {mask_fraction + random_fraction}")
+    if not (0 <= mlm_probability <= 1 and 0 <= mask_fraction and 0 <= random_fraction and mask_fraction + random_fraction <= 1):
+        raise ValueError(f"mlm_probability must lie in [0, 1], mask_fraction and random_fraction in [0, 1] with a sum <= 1; "
+                         f"got {mlm_probability}, {mask_fraction}, {random_fraction}")
     special_ids = sorted({int(i) for i in special_ids} | {mask_id})
     if special_ids[0] < 0 or special_ids[-1] >= vocab_size:
-        raise IndexError(f"special_ids must lie in [0, {vocab_size}), got {special_ids}")
+        raise IndexError(f"mask_id and special_ids must lie in [0, {vocab_size}), got {mask_id} and {special_ids}")
     dev = token_ids.device
     special = torch.zeros(vocab_size, dtype=torch.bool, device=dev)
     special[torch.tensor(special_ids, dtype=torch.long, device=dev)] = True
@@ -271,10 +261,9 @@ def plot_mask(
     "Draw a mask (dark = may attend) with queries down and keys across; returns the matplotlib figure."
     import matplotlib.pyplot as plt
     m = mask[index] if index else mask
-    if not isinstance(m, torch.Tensor) or m.dim() != 2:
-        raise ValueError(f"plot_mask needs a [q_len, k_len] mask (use index to pick a slice), got "
-                         f"{tuple(m.shape) if isinstance(m, torch.Tensor) else type(m).__name__}")
-    if m.dtype != torch.bool: raise MaskDtypeError(f"mask must be bool (True = may attend), got {m.dtype}")
+    if not isinstance(m, torch.Tensor) or m.dim() != 2 or m.dtype != torch.bool:
+        raise ValueError(f"plot_mask needs a bool [q_len, k_len] mask (True = may attend; use index to pick a slice), got "
+                         f"{(tuple(m.shape), m.dtype) if isinstance(m, torch.Tensor) else type(m).__name__}")
     if ax is None: _, ax = plt.subplots(figsize=(max(2.5, 0.3 * m.shape[1] + 1), max(2.5, 0.3 * m.shape[0] + 0.8)))
     ax.imshow(m.detach().cpu().numpy(), cmap="Blues", vmin=0, vmax=1.3, interpolation="nearest")
     ax.set_xlabel("key"); ax.set_ylabel("query")

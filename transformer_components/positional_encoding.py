@@ -11,12 +11,12 @@ import torch
 import torch.nn as nn
 from fastcore.basics import patch
 
-from .core import check_choice, check_number, check_positive_int, check_token_ids
+from .core import check_choice, check_number, check_positive_int, check_positive_ints, check_token_ids
 from .embeddings import TokenEmbeddings
 
 # %% auto #0
 __all__ = ['LAYOUTS', 'sinusoidal_angles', 'sinusoidal_encoding', 'plot_encoding_heatmap', 'plot_encoding_columns',
-           'plot_position_similarity', 'PositionalEncoder', 'TokenPositionEmbedding']
+           'plot_position_similarity', 'PositionalEncoder', 'positions_for', 'TokenPositionEmbedding']
 
 # %% ../nbs/11_positional_encoding.ipynb #9ff641ea
 def sinusoidal_angles(
@@ -42,8 +42,7 @@ def sinusoidal_encoding(
     start: int = 0,  # first position
 ) -> torch.Tensor:  # float32 `[seq_len, embedding_dim]`
     "The sinusoidal positional encoding of Vaswani et al. (2017), computed in float64 and returned as float32."
-    check_positive_int("seq_len", seq_len, allow_zero=True)
-    check_positive_int("start", start, allow_zero=True)
+    check_positive_ints(allow_zero=True, seq_len=seq_len, start=start)
     check_choice("layout", layout, LAYOUTS)
     ang = sinusoidal_angles(torch.arange(start, start + seq_len, dtype=torch.float64), embedding_dim, base)
     sin, cos = ang.sin(), ang[:, : embedding_dim // 2].cos()
@@ -110,8 +109,8 @@ class PositionalEncoder(nn.Module):
                  layout: str = "interleaved",  # column layout of the fixed table (see `sinusoidal_encoding`)
                 ):
         super().__init__()
-        self.max_seq_len = check_positive_int("max_seq_len", max_seq_len)
-        self.embedding_dim = check_positive_int("embedding_dim", embedding_dim)
+        check_positive_ints(max_seq_len=max_seq_len, embedding_dim=embedding_dim)
+        self.max_seq_len, self.embedding_dim = max_seq_len, embedding_dim
         check_number("dropout", dropout, 0, 1, high_open=True)
         self.is_learned, self.base, self.layout = bool(is_learned), float(base), check_choice("layout", layout, LAYOUTS)
         self.dropout = nn.Dropout(dropout)
@@ -143,6 +142,31 @@ def _table(self: PositionalEncoder, needed: int) -> torch.Tensor:
         self.pos_encodings = sinusoidal_encoding(grown, self.embedding_dim, self.base, self.layout).to(self.pos_encodings.device)
     return self.pos_encodings
 
+# %% ../nbs/11_positional_encoding.ipynb #cbe74bd4
+def positions_for(
+    seq_len: int,  # length of the input
+    token_positions: torch.Tensor | None = None,  # explicit positions `[seq_len]` or `[batch, seq_len]`, ints >= 0
+    offset: int | torch.Tensor = 0,  # first position: an int >= 0, or one per row `[batch]` (left padding)
+    batch: int | None = None,  # the input's batch size, when the positions must match it (a row of 1 broadcasts)
+) -> torch.Tensor | None:  # int64 `[seq_len]` or `[batch, seq_len]`; `None` for an int offset
+    "The checked positions of an input's tokens; `None` when they are `offset .. offset+seq_len-1` for an int `offset`."
+    rows = f"[{batch or 'batch'}"
+    if token_positions is not None:
+        if not (isinstance(offset, int) and offset == 0): raise ValueError("give either token_positions or offset, not both")
+        check_token_ids("token_positions", token_positions)
+        n = token_positions.shape[0] if token_positions.ndim == 2 else 1  # rows: one serves every row of the batch
+        if token_positions.ndim not in (1, 2) or token_positions.shape[-1] != seq_len or n not in (1, batch or n):
+            raise ValueError(f"token_positions must be [{seq_len}] or {rows}, {seq_len}], got {tuple(token_positions.shape)}")
+        if token_positions.numel() and int(token_positions.min()) < 0: raise IndexError(f"token_positions must be >= 0, got {int(token_positions.min())}")
+        return token_positions
+    if isinstance(offset, torch.Tensor):
+        check_token_ids("offset", offset)
+        if offset.ndim != 1 or offset.shape[0] != (batch or offset.shape[0]): raise ValueError(f"a tensor offset holds one start per row, shape {rows}]; got {tuple(offset.shape)}")
+        # left padding: pad tokens get negative positions, which are clamped to 0 (they are masked anyway)
+        return (offset[:, None] + torch.arange(seq_len, device=offset.device)).clamp_min(0)
+    check_positive_int("offset", offset, allow_zero=True)
+    return None
+
 # %% ../nbs/11_positional_encoding.ipynb #43ba6971
 @patch
 def resolve_positions(self: PositionalEncoder,
@@ -150,20 +174,9 @@ def resolve_positions(self: PositionalEncoder,
                       token_positions: torch.Tensor | None = None,  # explicit positions `[seq_len]` or `[batch, seq_len]`
                       offset: int | torch.Tensor = 0,  # first position: an int, or one per row `[batch]`
                      ) -> torch.Tensor:  # positions `[seq_len]` or `[batch, seq_len]`, int64
-    "The positions to encode: explicit ones (their values are checked by `encoding`), else `offset + 0 .. seq_len-1`."
-    if token_positions is not None:
-        if not (isinstance(offset, int) and offset == 0): raise ValueError("give either token_positions or offset, not both")
-        check_token_ids("token_positions", token_positions)
-        if token_positions.shape[-1] != seq_len:
-            raise ValueError(f"token_positions cover {token_positions.shape[-1]} tokens but the input has seq_len={seq_len}")
-        return token_positions
-    if isinstance(offset, torch.Tensor):
-        check_token_ids("offset", offset)
-        if offset.ndim != 1: raise ValueError(f"a tensor offset holds one start per row, shape [batch]; got {tuple(offset.shape)}")
-        # left padding: pad tokens get negative positions, which are clamped to 0 (they are masked anyway)
-        return (offset[:, None] + torch.arange(seq_len, device=offset.device)).clamp_min(0)
-    check_positive_int("offset", offset, allow_zero=True)
-    return torch.arange(offset, offset + seq_len)
+    "The positions to encode (`positions_for`): explicit ones, else `offset + 0 .. seq_len-1`."
+    pos = positions_for(seq_len, token_positions, offset)
+    return torch.arange(offset, offset + seq_len) if pos is None else pos
 
 # %% ../nbs/11_positional_encoding.ipynb #353019b7
 @patch

@@ -15,7 +15,8 @@ import torch
 import torch.nn as nn
 from fastcore.basics import patch
 
-from .core import check_choice, check_number, check_positive_int, check_token_ids
+from .core import check_choice, check_number, check_positive_int, check_positive_ints
+from .positional_encoding import positions_for
 
 # %% auto #0
 __all__ = ['ROPE_LAYOUTS', 'ROPE_SCALINGS', 'apply_rotary', 'RopeScaling', 'rope_frequencies', 'RotaryEmbedding',
@@ -64,9 +65,8 @@ class RopeScaling:
 
     def __post_init__(self):
         check_choice("method", self.method, ROPE_SCALINGS)
-        check_number("factor", self.factor, 0, low_open=True)
-        for name in ("beta_fast", "beta_slow"): check_number(name, getattr(self, name), 0, low_open=True)
-        if self.attention_factor is not None: check_number("attention_factor", self.attention_factor, 0, low_open=True)
+        positive = ("factor", "beta_fast", "beta_slow") + (() if self.attention_factor is None else ("attention_factor",))
+        for name in positive: check_number(name, getattr(self, name), 0, low_open=True)
         if self.original_max_seq_len is not None: check_positive_int("original_max_seq_len", self.original_max_seq_len)
         elif self.method in ("dynamic", "yarn"):
             raise ValueError(f"{self.method!r} scaling needs original_max_seq_len, the length the model was trained on")
@@ -125,14 +125,13 @@ class RotaryEmbedding(nn.Module):
                  fast: bool = False,  # without autograd, `rotate` uses the fast kernels of the last section
                 ):
         super().__init__()
-        self.head_dim = check_positive_int("head_dim", head_dim)
-        if head_dim % 2: raise ValueError(f"head_dim must be even (coordinates are rotated in pairs), got {head_dim}")
-        r = head_dim if rotary_dim is None else check_positive_int("rotary_dim", rotary_dim)
-        if r % 2 or r > head_dim: raise ValueError(f"rotary_dim must be even and <= head_dim={head_dim}, got {r}")
+        r = head_dim if rotary_dim is None else rotary_dim
+        check_positive_ints(head_dim=head_dim, rotary_dim=r, max_seq_len=max_seq_len)
+        if head_dim % 2 or r % 2 or r > head_dim:  # coordinates are rotated in pairs
+            raise ValueError(f"head_dim and rotary_dim must be even, rotary_dim <= head_dim={head_dim}; got rotary_dim={r}")
         check_choice("layout", layout, ROPE_LAYOUTS)
         if not base > 1: raise ValueError(f"base must be > 1, got {base}")
-        self.base, self.layout, self.rotary_dim, self.compile, self.fast = float(base), layout, r, bool(compile), bool(fast)
-        check_positive_int("max_seq_len", max_seq_len)
+        self.head_dim, self.base, self.layout, self.rotary_dim, self.compile, self.fast = head_dim, float(base), layout, r, bool(compile), bool(fast)
         self.register_buffer("cos_cached", torch.empty(0, r // 2), persistent=False)
         self.register_buffer("sin_cached", torch.empty(0, r // 2), persistent=False)
         self._freq_len = None
@@ -214,26 +213,12 @@ def _angles(self: RotaryEmbedding, x, offset, token_positions) -> tuple[torch.Te
                         f"{x.dtype if isinstance(x, torch.Tensor) else type(x).__name__}")
     if x.ndim != 4 or x.shape[-1] != self.head_dim:
         raise ValueError(f"x must be [batch, heads, seq_len, {self.head_dim}] (head_dim={self.head_dim}), got {tuple(x.shape)}")
-    batch, seq_len = x.shape[0], x.shape[2]
-    if token_positions is not None:
-        if not (isinstance(offset, int) and offset == 0): raise ValueError("give either token_positions or offset, not both")
-        check_token_ids("token_positions", token_positions)
-        if token_positions.shape[-1] != seq_len or token_positions.ndim > 2 or (token_positions.ndim == 2 and token_positions.shape[0] not in (1, batch)):
-            raise ValueError(f"token_positions must be [{seq_len}] or [{batch}, {seq_len}], got {tuple(token_positions.shape)}")
-        pos = token_positions
-    elif isinstance(offset, torch.Tensor):
-        check_token_ids("offset", offset)
-        if offset.shape != (batch,): raise ValueError(f"a tensor offset holds one start per row, shape [{batch}]; got {tuple(offset.shape)}")
-        pos = offset[:, None] + torch.arange(seq_len, device=offset.device)
-    else:
-        check_positive_int("offset", offset, allow_zero=True)
-        pos = None
+    seq_len = x.shape[2]
+    pos = positions_for(seq_len, token_positions, offset, batch=x.shape[0])
     if pos is None:  # consecutive positions: a slice of the cache, no gather
         self._ensure(offset + seq_len)
         cos, sin = self.cos_cached[offset : offset + seq_len], self.sin_cached[offset : offset + seq_len]
-    else:
-        if pos.numel() and int(pos.min()) < 0: raise IndexError(f"token_positions must be >= 0, got {int(pos.min())}")
-        cos, sin = self.cos_sin(pos)
+    else: cos, sin = self.cos_sin(pos)
     return cos.to(x.device), sin.to(x.device)
 
 # %% ../nbs/12_rope.ipynb #8be9c4df
@@ -271,8 +256,7 @@ def rope_permutation(
     dst: str = "half",  # layout wanted
 ) -> torch.Tensor:  # int64 `[head_dim]`
     "Index `perm` with `x_dst = x_src[..., perm]` for one head."
-    for name, v in (("src", src), ("dst", dst)):
-        if v not in ROPE_LAYOUTS: raise ValueError(f"{name} must be one of {ROPE_LAYOUTS}, got {v!r}")
+    for name, v in (("src", src), ("dst", dst)): check_choice(name, v, ROPE_LAYOUTS)
     r = head_dim if rotary_dim is None else rotary_dim
     if head_dim % 2 or r % 2 or r > head_dim: raise ValueError(f"head_dim and rotary_dim must be even with rotary_dim <= head_dim, got {head_dim}, {r}")
     to_half = torch.cat([torch.arange(0, r, 2), torch.arange(1, r, 2)])

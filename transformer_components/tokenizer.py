@@ -22,7 +22,7 @@ from .core import atomic_write, check_positive_int
 
 # %% auto #0
 __all__ = ['WHITE_SPACE', 'Tokenizer', 'Encoding', 'AddedToken', 'added_token_json', 'parse_added_token',
-           'DisallowedSpecialToken', 'find_added', 'read_added_tokens']
+           'DisallowedSpecialToken', 'find_added', 'read_added_tokens', 'tokenizer_json_model']
 
 # %% ../nbs/01_tokenizer.ipynb #tk000017
 class Tokenizer:
@@ -494,6 +494,21 @@ def read_added_tokens(
         nxt += not known
         out.append((token, i, known))
     return out
+
+# %% ../nbs/01_tokenizer.ipynb #442a1fc7
+def tokenizer_json_model(
+    d,  # a parsed `tokenizer.json`
+    where: str,  # the file it came from, for messages
+    kind: str,  # the model type the caller reads: `"BPE"` or `"WordPiece"`
+) -> dict:
+    "`d`'s `model` object, if it is a `kind` model with a `vocab` object; else `ValueError` naming `where` and what it found."
+    model = d.get("model") if isinstance(d, dict) else None
+    if not isinstance(d, dict): found = f"a JSON {type(d).__name__}"
+    elif not isinstance(model, dict): found = "no 'model' object"
+    elif model.get("type") != kind: found = f"model type {model.get('type')!r}"
+    elif not isinstance(model.get("vocab"), dict): found = "no 'model.vocab' object"
+    else: return model
+    raise ValueError(f"{where}: expected a {kind} tokenizer.json (an object whose model has type {kind!r} and a vocab object), found {found}")
 
 # %% ../nbs/01_tokenizer.ipynb #9159886f
 def _from_json_dict(cls, d: dict) -> Tokenizer: return cls.from_json_dict(d, "<pickle>")

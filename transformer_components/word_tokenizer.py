@@ -251,9 +251,7 @@ def _rows(sequences, number: tuple, what: str) -> list[list]:
         raise TypeError(f"sequences must be a list of id sequences, got {type(sequences).__name__}")
     rows = []
     for n, seq in enumerate(sequences):
-        if isinstance(seq, (torch.Tensor, np.ndarray)):
-            if seq.ndim != 1: raise ValueError(f"sequences[{n}] must be 1-D, got shape {tuple(seq.shape)}")
-            seq = seq.tolist()
+        if isinstance(seq, (torch.Tensor, np.ndarray)): seq = seq.tolist()  # a row of a 2-D one is a list: refused below
         if isinstance(seq, (str, bytes)) or not isinstance(seq, Iterable):
             raise TypeError(f"sequences[{n}] must be a sequence of numbers, got {type(seq).__name__}")
         seq = list(seq)

@@ -18,7 +18,7 @@ from pathlib import Path
 from fastcore.basics import patch
 
 from .core import atomic_write, check_choice, check_positive_int
-from .tokenizer import AddedToken, Encoding, Tokenizer, _as_int, _segments, find_added, read_added_tokens
+from .tokenizer import AddedToken, Encoding, Tokenizer, _as_int, _segments, find_added, read_added_tokens, tokenizer_json_model
 
 # %% auto #0
 __all__ = ['BERT_SPECIAL_TOKENS', 'wordpiece_split', 'bert_normalize', 'bert_pre_tokenize', 'WordPiece', 'count_words',
@@ -562,17 +562,6 @@ def _stage(d: dict, key: str, kind: str, where: str) -> dict:
         raise ValueError(f"{where}: {key} must be a {kind}, got {stage.get('type') if isinstance(stage, dict) else stage!r}")
     return stage
 
-# %% ../nbs/05_wordpiece.ipynb #3ed1fdc8
-def _wordpiece_model(d, where: str) -> dict:
-    "The `model` of a parsed `tokenizer.json`, if it is a WordPiece model with a vocabulary object."
-    if not isinstance(d, dict): raise ValueError(f"{where}: expected a JSON object at the top, got {type(d).__name__}")
-    model = d.get("model")
-    if not isinstance(model, dict): raise ValueError(f"{where}: no 'model' object")
-    if model.get("type") != "WordPiece":
-        raise ValueError(f"{where}: wrong model type {model.get('type')!r}; WordPiece reads 'WordPiece' models only")
-    if not isinstance(model.get("vocab"), dict): raise ValueError(f"{where}: model.vocab must be an object token -> id")
-    return model  # the vocabulary itself is checked by `WordPiece`
-
 # %% ../nbs/05_wordpiece.ipynb #wp000022
 @patch(cls_method=True)
 def from_json_dict(cls: WordPiece,
@@ -580,7 +569,7 @@ def from_json_dict(cls: WordPiece,
     where: str = "tokenizer.json",  # names the source in error messages
 ) -> WordPiece:
     "Build a `WordPiece` from HF's `tokenizer.json` structure, refusing what we would not encode as HF does."
-    model = _wordpiece_model(d, where)
+    model = tokenizer_json_model(d, where, "WordPiece")  # the vocabulary itself is checked by `WordPiece`
     vocab, unk = model["vocab"], model.get("unk_token", "[UNK]")
     for key in ("truncation", "padding"):  # hub files often set them (sentence-transformers: truncate to 128, pad per batch)
         if d.get(key) is not None:
@@ -609,8 +598,7 @@ def count_words(
     "Word-frequency table of `texts` after BERT normalization and pre-tokenization."
     counts = Counter()
     for i, t in enumerate(texts):
-        if not isinstance(t, str): raise TypeError(f"texts[{i}] must be a str, got {type(t).__name__}")
-        if not t.isascii() and _SURROGATE_RE.search(t): raise ValueError(f"texts[{i}] holds a lone surrogate")
+        _check_unicode(t, f"texts[{i}]")
         counts.update(bert_pre_tokenize(bert_normalize(t, lowercase)))
     return counts
 
