@@ -45,6 +45,7 @@ def real_token_mask(
 ) -> torch.Tensor:
     "Padding mask, True = real token (may attend): `[batch, 1, 1, seq]` bool, `False` on padding."
     check_token_ids("token_ids", token_ids, shape="[batch, seq]")
+    if isinstance(pad_id, bool) or not isinstance(pad_id, int): raise TypeError(f"pad_id must be an int, got {type(pad_id).__name__}")
     return (token_ids != pad_id)[:, None, None, :]
 
 # %% ../nbs/20_masks.ipynb #24d70364
