@@ -31,7 +31,7 @@ __all__ = ['POSITION_SCHEMES', 'POSITIONS', 'ACTIVATIONS', 'POOLINGS', 'MODEL_FO
            'SentimentClassifier', 'file_sha256', 'read_model_config', 'model_folder', 'encode_texts', 'pad_batch',
            'load_bert_weights', 'plot_attention']
 
-# %% ../nbs/41_encoder.ipynb #1592a70a
+# %% ../nbs/41_encoder.ipynb #ea4f19fd
 class PositionScheme(nn.Module):
     "How positions enter the encoder; this base adds none (NoPE). A scheme overrides the hooks it needs."
     def __init__(self, config=None, causal: bool = False):  # every scheme is built from the config and causality
@@ -47,7 +47,7 @@ class PositionScheme(nn.Module):
         "A float bias `[1 or batch, heads, seq_len, seq_len]` on every layer's attention scores, or None (here: None)."
         return None
 
-# %% ../nbs/41_encoder.ipynb #2568877f
+# %% ../nbs/41_encoder.ipynb #37f322cd
 class LearnedPositions(PositionalEncoder, PositionScheme):
     "A trained vector per position `0 .. max_seq_len-1` added to the token vectors (the book chapter's; longer inputs are refused)."
     is_learned = True
@@ -211,7 +211,7 @@ def forward(self: TransformerEncoder,
     x = self.norm(x) if pad is None else self.norm(x).masked_fill(pad, 0.0)
     return (x, weights) if need_weights else x
 
-# %% ../nbs/41_encoder.ipynb #04e67f3c
+# %% ../nbs/41_encoder.ipynb #1be3096f
 def t5_bucket(
     relative_position: torch.Tensor,  # key position minus query position, int, any shape
     bidirectional: bool = True,  # separate buckets for keys after the query (an encoder); False for a causal stack
@@ -227,9 +227,9 @@ def t5_bucket(
     far = exact + (torch.log(n.clamp_min(1).float() / exact) / math.log(max_distance / exact) * (num_buckets - exact)).long()
     return offset + torch.where(n < exact, n, far.clamp_max(num_buckets - 1))
 
-# %% ../nbs/41_encoder.ipynb #20c51c09
+# %% ../nbs/41_encoder.ipynb #33c83b62
 class T5Bias(PositionScheme):
-    "T5's relative position bias: a learned scalar per head and distance bucket, one table shared by every layer."
+    "T5's relative position bias `[1 or batch, heads, seq_len, seq_len]`: a learned scalar per head and distance bucket, one table for every layer."
     def __init__(self, config, causal: bool = False, num_buckets: int = 32, max_distance: int = 128):
         super().__init__()
         self.causal, self.num_buckets, self.max_distance = causal, num_buckets, max_distance
@@ -339,25 +339,25 @@ class SentimentClassifier(nn.Module):
 # %% ../nbs/41_encoder.ipynb #8d80953c
 @patch
 def pool(self: SentimentClassifier,
-         tokens: torch.Tensor,  # token ids `[batch, seq_len]`
+         token_ids: torch.Tensor,  # token ids `[batch, seq_len]`
          token_positions: torch.Tensor | None = None,  # explicit positions `[batch, seq_len]`
          need_weights: bool = False,  # also return the encoder's attention weights
         ):
     "The pooled sentence vectors `[batch, embedding_dim]` (and the attention weights when asked)."
-    res = self.encoder(tokens, token_positions, need_weights=need_weights)
+    res = self.encoder(token_ids, token_positions, need_weights=need_weights)
     h, w = res if need_weights else (res, None)
     if self.pooling == "cls": pooled = h[:, 0]
-    else: pooled = h.sum(1) / (tokens != self.config.pad_id).sum(1, keepdim=True).clamp_min(1)  # the encoder gives zeros at padding
+    else: pooled = h.sum(1) / (token_ids != self.config.pad_id).sum(1, keepdim=True).clamp_min(1)  # the encoder gives zeros at padding
     return (pooled, w) if need_weights else pooled
 
 # %% ../nbs/41_encoder.ipynb #fc44a460
 @patch
 def forward(self: SentimentClassifier,
-            tokens: torch.Tensor,  # token ids `[batch, seq_len]`, padded with `pad_id`
+            token_ids: torch.Tensor,  # token ids `[batch, seq_len]`, padded with `pad_id`
             token_positions: torch.Tensor | None = None,  # explicit positions `[batch, seq_len]`
            ) -> torch.Tensor:  # logits `[batch, num_classes]`
     "Class logits `[batch, num_classes]`."
-    return self.head(self.dropout(self.pool(tokens, token_positions)))
+    return self.head(self.dropout(self.pool(token_ids, token_positions)))
 
 # %% ../nbs/41_encoder.ipynb #sav002
 MODEL_FORMAT = "transformer_components/sentiment-classifier"  # the `format` entry of every config.json we write
