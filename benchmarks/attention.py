@@ -27,7 +27,7 @@ from torch import nn
 
 from transformer_components.attention import MultiHeadAttention, alibi_attention, alibi_bias, attention, fused_attention
 from transformer_components.core import default_device
-from transformer_components.masks import causal_mask, padding_mask, to_key_padding_mask
+from transformer_components.masks import causal_mask, real_token_mask, to_key_padding_mask
 
 
 def _sync(device):
@@ -52,7 +52,7 @@ def bench_padding(device, batch, seq, dim, heads, reps):
     x = torch.randn(batch, seq, dim, device=device)
     lengths = torch.randint(seq // 2, seq + 1, (batch,), device=device)
     ids = (torch.arange(seq, device=device) < lengths[:, None]).long()  # 1 = token, 0 = padding
-    mask, kpm = padding_mask(ids), to_key_padding_mask(padding_mask(ids))
+    mask, kpm = real_token_mask(ids), to_key_padding_mask(real_token_mask(ids))
     print(f"\n[padding mask] batch {batch}, seq {seq}, d {dim}, {heads} heads, {device.type}; median of {reps}")
     mha.eval(); ours.eval()
     with torch.no_grad():

@@ -2,15 +2,16 @@
 from PyTorch's nn.TransformerEncoder, measured in one run on the same batches.
 
 Run: python benchmarks/encoder.py [--threads N] [--rounds R] [--device cuda] [--dim D --layers L --heads H --ff F --batch B]
+     python benchmarks/encoder.py --quick   (toy size, a few seconds: checks that the script still runs)
 Both models: token + learned position embeddings, pre-norm encoder blocks with a final LayerNorm, masked mean
 pooling, a linear head; same parameter count, dropout 0.1, AdamW. One training step = forward, cross-entropy,
 backward, optimizer step, on a dynamically padded batch. Each step is timed round-robin over the models and the
-best round is kept. Ours is timed three times: as `tc-train` steps it (`training.adamw`, PyTorch's fused AdamW where
-available, and `tc-train`'s default gradient-norm clipping at 1.0), with the plain `torch.optim.AdamW` the peer gets
-and no clipping (the models alone compared), and like that once more with an explicit padding mask, which makes our
-encoder run its blocks on the whole padded batch as the peer does instead of on the real tokens only (`Unpadding`):
-the difference between those two lines is what that path buys (skipping the padding, and on the CPU attention written
-out with cheaper dropout draws instead of SDPA's unfused fallback). No shared data is needed (synthetic ids with
+best round is kept. Ours is timed three times: as `tc-train` steps it (`encoder.fast = True`, `training.adamw`,
+PyTorch's fused AdamW where available, and `tc-train`'s default gradient-norm clipping at 1.0), with the plain
+`torch.optim.AdamW` the peer gets and no clipping (the models alone compared, still `fast`), and like that once more
+with `fast = False`, the block the encoder notebook teaches, on the whole padded batch as the peer runs it: the
+difference between those two lines is what the fast path buys (skipping the padding, cheaper dropout draws, and on
+the CPU attention written out instead of SDPA's unfused fallback). No shared data is needed (synthetic ids with
 sentence-like lengths; `tc-train` itself buckets lengths by default, which leaves less padding to skip). On a GPU
 (`--device cuda`) each step is timed between two synchronizations; the unpadded path pays two host syncs a forward
 (the real-token count and the longest sequence), which a GPU feels more than a CPU.
@@ -21,7 +22,6 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 from transformer_components.encoder import EncoderConfig, SentimentClassifier, pad_batch
-from transformer_components.masks import padding_mask
 from transformer_components.training import TrainConfig, adamw
 
 
@@ -42,12 +42,10 @@ class TorchClassifier(nn.Module):
         return self.head(self.drop((h * keep).sum(1) / keep.sum(1)))
 
 
-class PaddedBlocks(SentimentClassifier):
-    "Ours with the blocks on the whole padded batch: an explicit padding mask turns unpadding off (same mean pooling)."
-    def pool(self, tokens, token_positions=None, need_weights=False):
-        h = self.encoder(tokens, token_positions, mask=padding_mask(tokens, self.config.pad_id))
-        keep = (tokens != self.config.pad_id).unsqueeze(-1)
-        return torch.where(keep, h, 0.0).sum(1) / keep.sum(1).clamp_min(1)
+def fast(model):
+    "The model with the encoder's fast path on, as tc-train trains it."
+    model.encoder.fast = True
+    return model
 
 
 def main(vocab=8000, dim=96, layers=2, heads=4, ff=192, batch=64, n_batches=8, rounds=10, device="cpu"):
@@ -60,8 +58,8 @@ def main(vocab=8000, dim=96, layers=2, heads=4, ff=192, batch=64, n_batches=8, r
         batches.append((ids.to(device), torch.randint(0, 2, (batch,), generator=g).to(device), sum(lengths)))
     config = EncoderConfig(vocab, dim, layers, heads, ff, max_seq_len=64, dropout=0.1)
     tc = TrainConfig(lr=1e-3, weight_decay=0.01)  # tc-train's defaults otherwise (clip 1.0)
-    models = {"ours, as tc-train trains it": SentimentClassifier(config), "ours, plain AdamW": SentimentClassifier(config),
-              "ours, plain AdamW, padded": PaddedBlocks(config), "nn.TransformerEncoder": TorchClassifier(vocab, dim, layers, heads, ff, 64, 0.1)}
+    models = {"ours, as tc-train trains it": fast(SentimentClassifier(config)), "ours, plain AdamW": fast(SentimentClassifier(config)),
+              "ours, plain AdamW, padded": SentimentClassifier(config), "nn.TransformerEncoder": TorchClassifier(vocab, dim, layers, heads, ff, 64, 0.1)}
     models = {k: m.to(device) for k, m in models.items()}
     n_ours, n_peer = (sum(p.numel() for p in models[k].parameters()) for k in ("ours, plain AdamW", "nn.TransformerEncoder"))
     assert n_ours == n_peer, (n_ours, n_peer)
@@ -98,8 +96,10 @@ if __name__ == "__main__":
     ap.add_argument("--threads", type=int, default=1, help="torch threads (1: timed with thread CPU time)")
     ap.add_argument("--rounds", type=int, default=10, help="timed rounds (the best is kept)")
     ap.add_argument("--device", default="cpu", help="where to train (cpu, cuda, mps)")
+    ap.add_argument("--quick", action="store_true", help="toy sizes and one round: a check that the script runs, not a measurement")
     for name, default in (("dim", 96), ("layers", 2), ("heads", 4), ("ff", 192), ("batch", 64)):
         ap.add_argument(f"--{name}", type=int, default=default, help=f"model/batch size (default {default})")
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
-    main(dim=args.dim, layers=args.layers, heads=args.heads, ff=args.ff, batch=args.batch, rounds=args.rounds, device=args.device)
+    if args.quick: main(vocab=200, dim=16, layers=1, heads=2, ff=32, batch=8, n_batches=2, rounds=1, device=args.device)
+    else: main(dim=args.dim, layers=args.layers, heads=args.heads, ff=args.ff, batch=args.batch, rounds=args.rounds, device=args.device)

@@ -1,5 +1,5 @@
-"""The library on a CUDA GPU, checked against the same code on the CPU: the encoder's two paths (unpadded and
-masked) for every kind of position, a training step's gradients, and a tc-train run whose saved model then gives
+"""The library on a CUDA GPU, checked against the same code on the CPU: the encoder's two paths (the taught block
+and `fast = True`) for every position scheme, a training step's gradients, and a tc-train run whose saved model then gives
 the same predictions on a machine without a GPU. Skipped where no GPU is visible (CI, most machines)."""
 import json
 
@@ -11,7 +11,7 @@ from test_training_cli import SMALL, run, toy_file
 
 pytestmark = pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA GPU visible")
 
-POSITIONS = ["learned", "sinusoidal", "rotary", "alibi", "none"]
+POSITIONS = ["learned", "sinusoidal", "rotary", "alibi", "none", "t5"]  # the keys of encoder.POSITION_SCHEMES
 
 
 def batch(vocab, lengths, pad_id=0, seed=0):
@@ -31,29 +31,30 @@ def classifier(positions, dropout=0.0):
 
 @pytest.mark.parametrize("positions", POSITIONS)
 def test_encoder_on_cuda_matches_cpu(positions):
-    from transformer_components.masks import padding_mask
     model = classifier(positions).eval()
     x = batch(50, [17, 3, 40, 1, 9])
     with torch.no_grad():
         want = model(x)
         gpu = model.to("cuda")
-        got = gpu(x.cuda())  # the unpadded path
-        h_unpadded = gpu.encoder(x.cuda())
-        h_masked = gpu.encoder(x.cuda(), mask=padding_mask(x.cuda(), 0))  # the padded path under an explicit mask
+        got = gpu(x.cuda())  # the taught block
+        h_taught = gpu.encoder(x.cuda())
+        gpu.encoder.fast = True
+        h_fast = gpu.encoder(x.cuda())  # the real tokens only
     assert got.device.type == "cuda"
     torch.testing.assert_close(got.cpu(), want, atol=1e-4, rtol=1e-4)
-    real = (x != 0).cuda()
-    torch.testing.assert_close(h_unpadded[real], h_masked[real], atol=1e-4, rtol=1e-4)
-    assert not h_unpadded[~real].any()  # the fast path writes zeros at padding
+    torch.testing.assert_close(h_fast, h_taught, atol=1e-4, rtol=1e-4)
+    assert not h_fast[(x == 0).cuda()].any() and not h_taught[(x == 0).cuda()].any()  # zeros at padding on both paths
 
 
-@pytest.mark.parametrize("positions", ["learned", "rotary"])
-def test_training_gradients_on_cuda_match_cpu(positions):
+@pytest.mark.parametrize("positions", ["learned", "rotary", "t5"])
+@pytest.mark.parametrize("fast", [False, True])
+def test_training_gradients_on_cuda_match_cpu(positions, fast):
     import torch.nn.functional as F
     x, y = batch(50, [12, 5, 30, 7]), torch.tensor([0, 2, 1, 1])
     grads = {}
     for dev in ("cpu", "cuda"):
         model = classifier(positions).to(dev).train()  # dropout 0: the same function on both devices
+        model.encoder.fast = fast
         F.cross_entropy(model(x.to(dev)), y.to(dev)).backward()
         grads[dev] = {n: p.grad.detach().cpu() for n, p in model.named_parameters() if p.grad is not None}
     assert grads["cpu"].keys() == grads["cuda"].keys() and len(grads["cpu"]) > 10

@@ -19,7 +19,7 @@ from .rope import RotaryEmbedding
 
 # %% auto #0
 __all__ = ['attention', 'hide_unseen_keys', 'check_attn_bias', 'with_causal', 'fused_attention', 'alibi_slopes', 'alibi_bias',
-           'alibi_attention', 'MultiHeadAttention', 'cheap_dropout', 'Dropout', 'Unpadding']
+           'alibi_attention', 'MultiHeadAttention']
 
 # %% ../nbs/21_attention.ipynb #60c55418
 def attention(
@@ -301,85 +301,3 @@ def to_torch(self: MultiHeadAttention) -> nn.MultiheadAttention:
     mha = nn.MultiheadAttention(self.embedding_dim, self.num_heads, self.dropout, bias=self.in_proj_bias is not None,
                                 batch_first=True, device=w.device, dtype=w.dtype)
     return _copy_weights(mha, self)
-
-# %% ../nbs/21_attention.ipynb #drp001
-def cheap_dropout(
-    x: torch.Tensor,  # any shape
-    p: float,  # probability of zeroing an element, in [0, 1)
-) -> torch.Tensor:  # x's shape and dtype
-    "`F.dropout(x, p)` with the mask made from 16-bit slices of random 64-bit integers: ~2× faster draws on the CPU."
-    if check_number("p", p, 0, 1, high_open=True) == 0: return x
-    n = x.numel()
-    lanes = torch.randint(-2**63, 2**63 - 1, ((n + 3) // 4,), dtype=torch.int64, device=x.device).view(torch.int16)[:n]
-    keep = lanes.view(x.shape) >= round(p * 65536) - 32768  # an int16 lane is below the threshold with probability ≈ p
-    return x * keep.to(x.dtype).mul_(1 / (1 - p))
-
-class Dropout(nn.Module):
-    "`nn.Dropout(p)` on `cheap_dropout`: any shape in, the same shape out; identity in evaluation mode."
-    def __init__(self,
-                 p: float = 0.1,  # probability of zeroing an element, in [0, 1)
-                ):
-        super().__init__()
-        self.p = check_number("p", p, 0, 1, high_open=True)
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor: return cheap_dropout(x, self.p) if self.training else x
-    def extra_repr(self) -> str: return f"p={self.p}"
-
-# %% ../nbs/21_attention.ipynb #unp001
-class Unpadding:
-    "Where the real tokens of a padded batch lie: `unpad` gathers them, `[batch, seq, ...]` → `[n, ...]`; `pad` puts them back."
-    def __init__(self,
-                 keep: torch.Tensor,  # bool `[batch, seq]`, True at a real token (e.g. `ids != pad_id`)
-                ):
-        if not isinstance(keep, torch.Tensor) or keep.dtype != torch.bool or keep.dim() != 2:
-            raise ValueError(f"keep must be a bool [batch, seq] tensor, got "
-                             f"{(keep.dtype, tuple(keep.shape)) if isinstance(keep, torch.Tensor) else type(keep).__name__}")
-        self.shape, self.full = tuple(keep.shape), bool(keep.all())
-        self.index = None if self.full else keep.flatten().nonzero().squeeze(1)  # `[n]` rows of the flattened batch
-        self.mask = None if self.full else keep[:, None, None, :]  # True = may attend, `[batch, 1, 1, seq]`
-        self.n = keep.numel() if self.full else len(self.index)  # number of real tokens
-
-# %% ../nbs/21_attention.ipynb #unp002
-@patch
-def unpad(self: Unpadding, x: torch.Tensor) -> torch.Tensor:  # `[batch, seq, ...]` → `[n, ...]`
-    "The rows of `x` `[batch, seq, ...]` at real tokens: `[n, ...]`."
-    if tuple(x.shape[:2]) != self.shape: raise ValueError(f"expected [{self.shape[0]}, {self.shape[1]}, ...], got {tuple(x.shape)}")
-    flat = x.flatten(0, 1)
-    return flat if self.full else flat.index_select(0, self.index)
-
-@patch
-def pad(self: Unpadding, x: torch.Tensor) -> torch.Tensor:  # `[n, ...]` → `[batch, seq, ...]`
-    "`x` `[n, ...]` back in the batch layout `[batch, seq, ...]`, zeros at padding."
-    if x.dim() < 1 or x.shape[0] != self.n: raise ValueError(f"expected [{self.n}, ...] (one row per real token), got {tuple(x.shape)}")
-    if not self.full: x = x.new_zeros(self.shape[0] * self.shape[1], *x.shape[1:]).index_copy_(0, self.index, x)
-    return x.unflatten(0, self.shape)
-
-# %% ../nbs/21_attention.ipynb #unp005
-def _unpadded_train_attention(
-    q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,  # `[batch, heads, seq, head_dim]`, zeros at padded keys
-    mask: torch.Tensor | None,  # bool `[batch, 1, 1, seq]`, True = a real key (None: no padding)
-    dropout: float,  # dropout on the weights
-) -> torch.Tensor:  # `[batch, heads, seq, head_dim]`
-    "`softmax(q kᵀ / √head_dim + bias) v` with `cheap_dropout` on the weights; `bias` is the lowest float at padded keys."
-    scores = torch.matmul(q, k.transpose(-2, -1)).mul_(1 / math.sqrt(q.shape[-1]))
-    if mask is not None: scores = scores.masked_fill_(~mask, torch.finfo(scores.dtype).min)
-    return cheap_dropout(scores.softmax(-1), dropout) @ v
-
-# %% ../nbs/21_attention.ipynb #unp006
-@patch
-def forward_unpadded(
-    self: MultiHeadAttention,
-    x: torch.Tensor,  # the real tokens of a padded batch, `[n, embedding_dim]`
-    unpadding: Unpadding,  # where they lie in the batch
-    token_positions: torch.Tensor | None = None,  # positions for `rotary`/`alibi`, `[seq]` or `[batch, seq]`
-) -> torch.Tensor:  # `[n, embedding_dim]`
-    "Self-attention of the real tokens `[n, embedding_dim]`: projections on the `n` rows, attention in the padded layout."
-    if x.dim() != 2 or x.shape[-1] != self.embedding_dim: raise ValueError(f"x must be [n, {self.embedding_dim}], got {tuple(x.shape)}")
-    qkv = unpadding.pad(F.linear(x, self.in_proj_weight, self.in_proj_bias))  # [batch, seq, 3 * embedding_dim]
-    q, k, v = (t.unflatten(-1, (self.num_heads, -1)).transpose(1, 2) for t in qkv.chunk(3, dim=-1))
-    if self.rotary is not None: q, k = self.rotary(q, k, token_positions=token_positions)
-    plain = not self.alibi and (self.causal is None or self.causal is False)  # no bias and no causal rule (an int 0 is one)
-    if self.training and self.dropout and plain and q.device.type == "cpu":
-        out = _unpadded_train_attention(q, k, v, unpadding.mask, self.dropout)  # SDPA would take its unfused path
-    else: out, _ = self._attend(q, k, v, unpadding.mask, self.causal, False, token_positions, None)
-    return self.out_proj(unpadding.unpad(out.transpose(1, 2).flatten(-2)))
