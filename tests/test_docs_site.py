@@ -515,7 +515,8 @@ report({text: toc.textContent, katex: toc.querySelectorAll('.katex').length});""
 
 
 def test_contents_entries_typeset_their_maths(site, browser):
-    "An entry of the contents with maths (\"Merging in O(n log n)\") shows it typeset, not as raw LaTeX."
+    "An entry of the contents with maths (\"Merging in O(n log n)\") shows it typeset, not as raw LaTeX; one folded copy."
+    assert (site / "bpe.html").read_text(encoding="utf-8").count('<details class="toc-fold">') == 1
     got = probe(browser, site / "bpe.html", CONTENTS)
     assert got and got["katex"] > 0, f"no typeset maths in bpe.html's contents: {got}"
     assert "\\" not in got["text"], re.findall(r".{20}\\.{20}", got["text"])

@@ -679,6 +679,7 @@ def polish_page(html: str) -> str:
         return m.group(1) + H.escape(math[m.group(2)], quote=False) + "</a>" if m.group(2) in math else m.group(0)
     def toc(m): return re.sub(r'(<a [^>]*?href="#([^"]+)"[^>]*>)(?:(?!</a>).)*</a>', entry, m.group(0), flags=re.S)
     if math: html = re.sub(r'<nav id="TOC(?:-body)?"[^>]*>.*?</nav>', toc, html, flags=re.S)
+    if 'class="toc-fold"' in html: return html
     return re.sub(r'(<nav id="TOC-body"[^>]*>.*?</nav>)',
                   r'<details class="toc-fold"><summary>On this page</summary>\1</details>', html, count=1, flags=re.S)
 
@@ -709,11 +710,8 @@ def render(pages: list[tuple[Path, str]]) -> Path:
     n = bundle_katex(site)
     entries = search_from_disk(site)
     for page in site.glob("*.html"): page.write_text(polish_page(page.read_text(encoding="utf-8")), encoding="utf-8")
-    bad = check_links(site)
-    if bad: sys.exit(f"docs: {len(bad)} local links do not resolve:\n  " + "\n  ".join(bad[:30]))
-    for page in site.glob("*.html"): page.write_text(polish_page(page.read_text(encoding="utf-8")), encoding="utf-8")
-    bad = check_links(site)
-    if bad: sys.exit(f"docs: {len(bad)} local links do not resolve:\n  " + "\n  ".join(bad[:30]))
+    bad = check_links(site)  # tests/test_docs_site.py fails on these; the build still finishes, to show them
+    if bad: print(f"docs: WARNING: {len(bad)} local links do not resolve:\n  " + "\n  ".join(bad[:30]), file=sys.stderr)
     print(f"  rendered {len(pages)} pages into {site.relative_to(ROOT)}/ (KaTeX bundled into {n} pages with math; "
           f"{entries} search entries in search.js)")
     return site
