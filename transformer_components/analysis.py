@@ -309,9 +309,7 @@ def plot_weighted_sum(
     panels = ([("word vectors alone", embeddings)] if show_plain else []) + [
         (f"$W_1$ = {w1:g}, $W_2$ = {w2:g}", weighted_sum(embeddings, pe, w1, w2)) for w1, w2 in weights]
     # two panels a row: four side by side would shrink the word labels below legibility at a page's text width
-    cols = min(2, len(panels)); rows = -(-len(panels) // cols)
-    fig, axes = plt.subplots(rows, cols, figsize=(4.2 * cols, 4 * rows), squeeze=False)
-    for ax in axes.flat[len(panels):]: ax.remove()
-    for ax, (title, vecs) in zip(axes.flat, panels): plot_words(vecs, words, title, ax=ax)
+    fig = plt.figure(figsize=(8.4, 4 * (rows := (len(panels) + 1) // 2)))
+    for i, (title, vecs) in enumerate(panels): plot_words(vecs, words, title, ax=fig.add_subplot(rows, 2, i + 1))
     fig.tight_layout()
     return fig
