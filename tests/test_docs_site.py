@@ -1,7 +1,8 @@
 """The docs site, as a reader sees it: built by `tools/docs.py`, opened in headless Chromium, checked on the DOM.
 
 Chromium is Debian's `chromium` package: the test installs it when it is missing and it can (root with apt-get),
-and otherwise skips with the reason. A screenshot of the index page is saved as `_docs/screenshot.png`.
+and otherwise skips with the reason. Screenshots of a page at 1400, 1024 and 400 px are saved as
+`_docs/screenshot-<width>.png`: look at them after a change to the site's layout.
 
 What a reader does on a page (typing into the search box, measuring a block) is run by `probe`: a copy of the page
 beside it, with a script that acts once the page has loaded and writes what it found into the DOM that Chromium dumps.
@@ -48,8 +49,10 @@ def _chromium() -> str:
 
 @pytest.fixture(scope="module")
 def site():
-    "Build the site (notebook execution is cached, so this is quick after `make docs`)."
-    subprocess.run([sys.executable, str(ROOT / "tools" / "docs.py"), "build"], cwd=ROOT, check=True)
+    """Build the site (notebook execution is cached, so this is quick after `make docs`). With TC_DOCS_BUILT=1 the
+    tests read the site already in _docs/ (after `python tools/docs.py render`, while working on the site itself)."""
+    if os.environ.get("TC_DOCS_BUILT") != "1":
+        subprocess.run([sys.executable, str(ROOT / "tools" / "docs.py"), "build"], cwd=ROOT, check=True)
     return SITE
 
 
@@ -243,7 +246,7 @@ def test_previous_next_links_follow_the_sidebar(site, browser):
     "Each page ends with links to the pages before and after it in the sidebar, and they resolve."
     order = [Path(l.split("#")[0]).stem for l in parse(dom(browser, site / "index.html")).sidebar
              if not re.match(r"^[a-z]+:", l) and l.split("#")[0]]
-    assert order == [name for _, name in _pages()], "the sidebar is not in notebook (data-flow) order"
+    assert order == [name for _, name in _pages()] + ["api"], "the sidebar is not in notebook (data-flow) order, API index last"
     for i, name in enumerate(order):
         nav = re.search(r'<nav class="page-navigation">(.*?)</nav>', (site / f"{name}.html").read_text(encoding="utf-8"), re.S)
         assert nav, f"{name}.html has no previous/next links"
@@ -320,8 +323,221 @@ def test_search_finds_a_page(site, browser, http_site, scheme):
     for p in pages: assert (site / p).exists(), f"search result {p} does not exist"
 
 
-def test_screenshot_for_humans(site, browser):
-    shot = site / "screenshot.png"
-    shot.unlink(missing_ok=True)
-    _run_chromium(browser, "--window-size=1280,900", f"--screenshot={shot}", (site / "index.html").as_uri())
-    assert shot.exists() and shot.stat().st_size > 10_000
+# ---------------------------------------------------------------------------------------------------- as a reader
+# Headless Chromium's window is at least 500 px wide, so a phone's 400 px is an <iframe> of that width (served over
+# http, so that the probe may read inside it). Layout checks measure a few pages that hold the most code and maths.
+LAYOUT_PAGES = ["index", "bpe", "wordpiece", "rope", "positional_encoding"]
+LAYOUT = """const m = document.querySelector('main.content');
+const pres = [...m.querySelectorAll('pre')].filter(p => p.offsetParent);
+const toc = [...document.querySelectorAll('#TOC a, #TOC-body a')].filter(a => a.offsetParent);
+report({column: m.getBoundingClientRect().width, pres: pres.length,
+        scroll: pres.filter(p => p.scrollWidth > p.clientWidth + 1).map(p => p.textContent.slice(0, 60)),
+        pan: document.documentElement.scrollWidth - document.documentElement.clientWidth,
+        toc_cut: toc.filter(a => a.scrollWidth > a.clientWidth + 1).map(a => a.textContent)});"""
+IN_IFRAME = """const f = document.createElement('iframe'); f.style.cssText = 'width: %dpx; height: 900px; border: 0';
+f.src = location.href.replace('/_probe_', '/'); document.body.prepend(f);
+await new Promise(r => f.onload = r); await new Promise(r => setTimeout(r, 1000));
+{ const document = f.contentDocument, window = f.contentWindow; %s }"""
+
+
+def layout(browser, site, http_site, name: str, width: int):
+    "What LAYOUT reports for a page at a window width (an iframe below Chromium's 500 px)."
+    if width >= 500: return probe(browser, site / f"{name}.html", LAYOUT, window=f"{width},900")
+    return probe(browser, site / f"{name}.html", IN_IFRAME % (width, LAYOUT), base_url=http_site, window="600,900")
+
+
+@pytest.mark.parametrize("width", [1400, 1024])
+def test_room_to_read(site, browser, http_site, width):
+    "The text column keeps >= 700 px from 1024 px up; at 1400 px at most 10% of code blocks scroll; contents entries wrap."
+    pres, scrolling = 0, []
+    for name in LAYOUT_PAGES:
+        got = layout(browser, site, http_site, name, width)
+        assert got, f"{name}.html: the layout probe did not run"
+        assert got["column"] >= 700, f"{name}.html: text column {got['column']:.0f} px at a {width} px window"
+        assert not got["toc_cut"], f"{name}.html: contents entries cut at {width} px: {got['toc_cut']}"
+        assert got["pan"] <= 0, f"{name}.html pans sideways by {got['pan']} px at {width} px"
+        pres += got["pres"]; scrolling += got["scroll"]
+    if width == 1400: assert len(scrolling) <= 0.1 * pres, f"{len(scrolling)} of {pres} code blocks scroll: {scrolling[:5]}"
+
+
+def test_no_sideways_pan_on_a_phone(site, browser, http_site):
+    "At 400 px no page pans sideways: wide formulas and code scroll in their own boxes."
+    for name in LAYOUT_PAGES:
+        got = layout(browser, site, http_site, name, 400)
+        assert got and got["column"] < 400, f"{name}.html: the 400 px probe did not run in its iframe: {got}"
+        assert got["pan"] <= 0, f"{name}.html pans sideways by {got['pan']} px at 400 px"
+
+
+def test_screenshots_for_humans(site, browser, http_site):
+    "Screenshots of a page with maths, code and a long contents at 1400, 1024 and 400 px: `_docs/screenshot-*.png`."
+    frame = site / "_frame400.html"
+    frame.write_text('<body style="margin:0"><iframe src="rope.html" style="width:400px;height:1000px;border:0">'
+                     "</iframe></body>", encoding="utf-8")
+    try:
+        for width in (1400, 1024, 400):
+            shot = site / f"screenshot-{width}.png"
+            shot.unlink(missing_ok=True)
+            url = f"{http_site}/{frame.name}" if width < 500 else (site / "rope.html").as_uri()
+            _run_chromium(browser, f"--window-size={max(width, 500)},1000", "--hide-scrollbars",
+                          "--virtual-time-budget=3000", f"--screenshot={shot}", url)
+            assert shot.exists() and shot.stat().st_size > 10_000, shot
+    finally:
+        frame.unlink()
+
+
+# ---------------------------------------------------------------------------------------------------- API pages
+DOCMENTED_RECORDS = {"encoder": ["EncoderConfig"], "training": ["TrainConfig", "LoopState"], "rope": ["RopeScaling"],
+                     "analysis": ["TfIdf"], "embeddings": ["PretrainedVectors"], "sentiment_data": ["SentimentData"],
+                     "tokenizer": ["AddedToken"]}
+
+
+@pytest.mark.parametrize("page", sorted(DOCMENTED_RECORDS))
+def test_dataclasses_and_namedtuples_have_parameter_tables(site, page):
+    "The records a reader fills in (dataclasses, NamedTuples) show a row per field with its comment, as functions do."
+    import importlib
+    html = (site / f"{page}.html").read_text(encoding="utf-8")
+    for name in DOCMENTED_RECORDS[page]:
+        cls = getattr(importlib.import_module(f"transformer_components.{page}"), name)
+        said = _source_fields(cls)
+        assert said, f"{name} has no field comments to check"
+        table = re.search(r"<table.*?</table>", _show_doc_block(html, name.lower()), re.S)
+        assert table, f"{page}.html: {name} has docments but no parameter table"
+        rows = {}
+        for tr in re.findall(r"<tr>(.*?)</tr>", table.group(0), re.S)[1:]:
+            cells = [_text(c) for c in re.findall(r"<td[^>]*>(.*?)</td>", tr, re.S)]
+            rows[cells[0]] = cells[-1]
+        assert set(rows) == set(inspect.signature(cls).parameters), (name, sorted(rows))
+        plain = lambda t: t.replace("`", "").translate(str.maketrans("‘’“”", "''\"\""))  # the site typesets quotes
+        for field, comment in said.items(): assert plain(rows[field]) == plain(comment), (name, field, rows[field])
+
+
+def _source_fields(cls) -> dict[str, str]:
+    "The `field: type = default  # comment` lines of a class's source (read independently of fastcore): field -> comment."
+    params = inspect.signature(cls).parameters
+    found = re.findall(r"(?m)^\s+(\w+)\s*:[^#\n]*#\s*(.*?)\s*$", inspect.getsource(cls))
+    return {f: c for f, c in found if f in params}
+
+
+def test_links_stay_in_the_site(site):
+    """Every local href and src resolves in _docs/ (page and anchor); API links are relative (none goes to the published
+    site, so a local build stays local); none names a private name. Other http(s) links are the prose's references."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    import docs
+    assert not docs.check_links(site), docs.check_links(site)[:10]
+    published = docs.site_url()
+    for page in sorted(site.glob("*.html")):
+        hrefs = re.findall(r'\shref="([^"]+)"', page.read_text(encoding="utf-8"))
+        assert not [h for h in hrefs if h.startswith(published)], f"{page.name} links to the published site, not locally"
+        private = [h for h in hrefs if re.search(r"#_[a-z]|\._[a-z]", h) and not h.startswith("http")]
+        assert not private, f"{page.name} links to private names: {private}"
+
+
+def _hidden_methods() -> set[str]:
+    "Dotted names of the library's dunder methods that the API pages leave out (`Tokenizer.__reduce__`...)."
+    from transformer_components._modidx import d
+    return {k.split(".", 2)[2] for syms in d["syms"].values() for k in syms
+            if re.search(r"\.__\w+__$", k) and not k.endswith(("__init__", "__call__"))}
+
+
+def test_api_pages_without_noise(site):
+    "No entry for pickling or other dunder methods, no test helper, no progress bar; file names in code spans as written."
+    hidden = _hidden_methods()
+    assert {"Tokenizer.__reduce__", "Encoding.__repr__"} <= hidden
+    as_shown = {h.replace("__", "") for h in hidden} | hidden  # Markdown reads `__x__` as bold x
+    for page in sorted(site.glob("*.html")):
+        html = page.read_text(encoding="utf-8")
+        heads = {_text(h) for h in re.findall(r"<h[2-4][^>]*>(.*?)</h[2-4]>", html, re.S)}
+        assert not heads & as_shown, f"{page.name}: entries for {sorted(heads & as_shown)}"
+        assert not re.search(r"def test_same\b", _text(html)), f"{page.name} shows the test helper test_same"
+        stderr = re.findall(r'<div class="cell-output cell-output-stderr">(.*?)</div>', html, re.S)
+        assert not [s for s in stderr if re.search(r"\d+%\|", s)], f"{page.name}: a progress bar is on the page"
+    for nb, name in _pages():  # `nbdev_test --path nbs/55_tutorial_length_extrapolation.ipynb` keeps its file name
+        src = "".join("".join(c["source"]) for c in json.loads(nb.read_text(encoding="utf-8"))["cells"] if c["cell_type"] == "markdown")
+        page_text = _text((site / f"{name}.html").read_text(encoding="utf-8"))
+        for path in set(re.findall(r"`[^`]*?(nbs/\d\d_\w+\.ipynb)[^`]*`", src)):
+            assert path in page_text, f"{name}.html: the code span's {path} was rewritten"
+
+
+def test_site_basics(site):
+    "GitHub link in the navbar, a favicon, the version in the footer, an API index of every public name."
+    import importlib
+    sys.path.insert(0, str(ROOT / "tools"))
+    import docs
+    cfg = docs.config()
+    index = (site / "index.html").read_text(encoding="utf-8")
+    navbar = re.search(r"<nav class=\"navbar.*?</nav>", index, re.S).group(0)
+    assert f'href="{cfg.git_url}"' in navbar, "no GitHub link in the navbar"
+    icon = re.search(r'<link rel="icon" href="([^"]+)"', index)
+    assert icon and (site / icon.group(1)).exists(), "no favicon"
+    footer = re.search(r"<footer.*?</footer>", index, re.S)
+    assert footer and cfg.version in _text(footer.group(0)), "the version is not in the footer"
+    api = (site / "api.html").read_text(encoding="utf-8")
+    links = dict((_text(t), h) for h, t in re.findall(r'<a href="([^"]+)"[^>]*>(<code>.*?</code>)</a>', api))
+    from transformer_components._modidx import d
+    for mod in d["syms"]:
+        for name in getattr(importlib.import_module(mod), "__all__", []):
+            assert name in links, f"the API index does not list {mod}.{name}"
+            assert (site / links[name].split("#")[0]).exists(), (name, links[name])
+            if f"{mod}.{name}" in d["syms"][mod]: assert "#" in links[name], f"{name} links to its page, not its entry"
+
+
+# ---------------------------------------------------------------------------------------------------- search
+RANKED = """const input = document.querySelector('.smalldocs-search input');
+const out = {};
+for (const q of %s) {
+  input.value = q; input.dispatchEvent(new Event('input', {bubbles: true}));
+  await new Promise(r => setTimeout(r, 400));
+  const res = document.querySelector('.smalldocs-search-results');
+  out[q] = [...res.querySelectorAll('a.search-result')].map(a => ({href: a.getAttribute('href'),
+             text: a.querySelector('.search-result-text').textContent}));
+}
+report(out);"""
+
+
+def test_search_ranks_exact_words_first(site, browser):
+    "Each query's first result is on a page that holds the word; > 20 results reachable; snippets carry no LaTeX."
+    queries = ["YaRN", "pad_sequences", "ALiBi", "林行止", "token"]
+    got = probe(browser, site / "index.html", RANKED % json.dumps(queries))
+    assert got, "the search probe did not run"
+    for q in queries[:4]:
+        assert got[q], f"no result for {q!r}"
+        first = got[q][0]["href"].split("#")[0]
+        assert q.lower() in _text((site / first).read_text(encoding="utf-8")).lower(), f"{q!r}: first result {first} lacks it"
+    assert len(got["token"]) > 20, f"only {len(got['token'])} results for 'token'"
+    snippets = [r["text"] for rs in got.values() for r in rs]
+    latex = [t for t in snippets if re.search(r"\\[a-zA-Z]{2,}|\\[()]", t)]  # `\\theta`, not the `\\t` of code
+    assert not latex, f"raw LaTeX in search snippets: {latex[:3]}"
+
+
+CONTENTS = """const toc = document.querySelector('#TOC').cloneNode(true);
+toc.querySelectorAll('.katex-mathml').forEach(e => e.remove());
+report({text: toc.textContent, katex: toc.querySelectorAll('.katex').length});"""
+
+
+def test_contents_entries_typeset_their_maths(site, browser):
+    "An entry of the contents with maths (\"Merging in O(n log n)\") shows it typeset, not as raw LaTeX; one folded copy."
+    assert (site / "bpe.html").read_text(encoding="utf-8").count('<details class="toc-fold">') == 1
+    got = probe(browser, site / "bpe.html", CONTENTS)
+    assert got and got["katex"] > 0, f"no typeset maths in bpe.html's contents: {got}"
+    assert "\\" not in got["text"], re.findall(r".{20}\\.{20}", got["text"])
+
+
+# ---------------------------------------------------------------------------------------------------- figures
+FIGURES = """const imgs = [...document.querySelectorAll('main img')].filter(i => i.src.startsWith('data:image/png'));
+report(imgs.map(i => ({alt: i.alt, shown: i.getBoundingClientRect().width, width: +i.getAttribute('width')})));"""
+
+
+def test_figures_readable_with_alt_text(site, browser):
+    """Every figure has alt text; at 1400 px each is shown at >= 65% of the size it was drawn at, so 10-point labels
+    keep >= 9 px (the 4-panel figures were shown at 45%); a page of figures stays under 600 KB."""
+    for page in sorted(site.glob("*.html")):
+        assert page.stat().st_size < 600_000, f"{page.name}: {page.stat().st_size // 1000} KB"
+        html = page.read_text(encoding="utf-8")
+        for img in re.findall(r"<img [^>]*>", html):
+            alt = re.search(r'\salt="([^"]*)"', img)
+            assert alt and len(alt.group(1)) > 3, f"{page.name}: an image without alt text"
+    for name in ("analysis", "tutorial_positions_and_word_vectors"):
+        figs = probe(browser, site / f"{name}.html", FIGURES, window="1400,900")
+        assert figs, name
+        small = [f for f in figs if f["width"] and f["shown"] < 0.65 * f["width"]]
+        assert not small, f"{name}.html: figures shrunk below 65%: {small}"

@@ -1,6 +1,7 @@
 """Build the documentation site and README.md without Quarto.
 
     python tools/docs.py build    # execute notebooks -> process them with nbdev -> render with smalldocs -> _docs/
+    python tools/docs.py render   # process and render again from `_exec/` without executing (work on the site)
     python tools/docs.py readme   # README.md from nbs/index.ipynb (its saved outputs; nothing is executed)
 
 Quarto cannot be installed on our machines, and `nbdev_docs`, `nbdev_readme` and `nbdev_proc_nbs` all call it. This
@@ -87,6 +88,8 @@ def execute_notebook(src: str, dest: str, skip: list[str]) -> float:
     from execnb.nbio import read_nb, write_nb
     from execnb.shell import CaptureShell
     from fastcore.xtras import working_directory
+    import matplotlib_inline.backend_inline as inline
+    inline._fetch_figure_metadata = _with_titles(inline._fetch_figure_metadata)
     src, skip, start = Path(src), set(skip), time.time()
     nb = read_nb(src)
     for cell in nb.cells:
@@ -97,6 +100,17 @@ def execute_notebook(src: str, dest: str, skip: list[str]) -> float:
         except Exception: raise RuntimeError(shell.prettytb(fname=src)) from None
     write_nb(nb, dest)
     return time.time() - start
+
+
+def _with_titles(fetch):
+    "matplotlib_inline's figure metadata plus `alt`: the figure's titles, which the docs make the image's alt text."
+    def metadata(fig):
+        md = fetch(fig) or {}
+        titles = [fig._suptitle.get_text()] if getattr(fig, "_suptitle", None) else []
+        titles += [ax.get_title() for ax in fig.axes if ax.get_title()]
+        if titles: md["alt"] = "; ".join(dict.fromkeys(titles))
+        return md or None
+    return metadata
 
 
 def _fingerprint(nb: Path, flags: set[str]) -> str:
@@ -148,8 +162,64 @@ def page_name(nb: Path) -> str:
 
 
 def _relink(text: str, names: dict[str, str]) -> str:
-    "Point links at notebooks (`00_core.ipynb`) to their page names (`core.ipynb`)."
-    return re.sub(r"\b(\d\d[\w.-]*?)\.ipynb\b", lambda m: f"{names.get(m.group(1), m.group(1))}.ipynb", text)
+    """Point links at notebooks (`00_core.ipynb`) to their page names (`core.ipynb`). Only link targets change: a file
+    name in prose or in a code span (`nbdev_test --path nbs/00_core.ipynb`) is a file name and stays as written."""
+    page = lambda m: f"{names.get(m.group(1), m.group(1))}.ipynb"
+    target = lambda m: re.sub(r"\b(\d\d[\w.-]*?)\.ipynb\b", page, m.group(0))
+    return re.sub(r"\]\([^)\s]*\)|href=\"[^\"]*\"", target, text)
+
+
+def site_url() -> str:
+    "Where the site is published (`doc_host` + `doc_baseurl`), with a final `/`."
+    cfg = config()
+    return f"{cfg.doc_host}{cfg.doc_baseurl}".rstrip("/") + "/"
+
+
+KEPT_DUNDERS = {"__init__", "__call__"}  # the only `__x__` methods with a place in the API pages
+
+
+def _hidden(name: str) -> bool:
+    "Whether the API pages leave out `name` (dotted): private names and dunder methods (`__reduce__`, `__repr__`...)."
+    last = name.rsplit(".", 1)[-1]
+    return last.startswith("_") and last not in KEPT_DUNDERS
+
+
+API_LINK = re.compile(r"\[(`[^`\]]+`)\]\(([^)\s]+)\)")
+
+
+def _local_links(text: str, site: str) -> str:
+    """nbdev's links from a backticked name to its entry, `[`x`](https://…/page.html#x)`, made relative so that a site
+    opened from disk stays on disk; a link to a name the pages leave out (`_unit`) becomes the plain code span."""
+    def fix(m):
+        label, url = m.groups()
+        if not url.startswith(site): return m.group(0)
+        url = url[len(site):]
+        return label if _hidden(url.partition("#")[2]) else f"[{label}]({url})"
+    return API_LINK.sub(fix, text)
+
+
+PROGRESS = re.compile(r"^.*\d+%\|.*$\n?", re.M)  # a tqdm progress bar: `Writing model shards: 100%|###| 1/1 [...]`
+
+
+def _drop_progress(cell) -> None:
+    "Remove progress bars (tqdm, written to stderr) from a cell's outputs: a page shows results, not their progress."
+    outs = []
+    for o in cell.get("outputs", []):
+        if o.get("output_type") == "stream" and o.get("name") == "stderr":
+            text = PROGRESS.sub("", re.sub(r"[^\n]*\r(?!\n)", "", "".join(o.get("text", ""))))
+            if not text.strip(): continue
+            o["text"] = text
+        outs.append(o)
+    cell["outputs"] = outs
+
+
+def _only_test_helpers(cell) -> bool:
+    "A code cell that only defines `test_*` helpers (such as `test_same`): tooling for the tests, not for the reader."
+    import ast
+    if cell.cell_type != "code" or cell.source.lstrip().startswith("#|"): return False
+    try: body = ast.parse(cell.source).body
+    except SyntaxError: return False
+    return bool(body) and all(isinstance(n, ast.FunctionDef) and n.name.startswith("test_") for n in body)
 
 
 def _needs_doc_eval(cell) -> bool | None:
@@ -179,13 +249,102 @@ def process_notebook(src: str, dest: str, names: dict[str, str]) -> None:
     showdoc.BasicMarkdownRenderer = param_table_renderer()
     os.chdir(ROOT)  # nbdev finds settings.ini from the working directory
     nb = read_nb(src)
-    FilterDefaults()(nb)
     for cell in nb.cells:
-        if cell.cell_type == "markdown": cell.source = _relink(cell.source, names)
+        if _only_test_helpers(cell): cell.source = "#| hide\n" + cell.source
+    FilterDefaults()(nb)
+    site = site_url()
+    nb.cells = [c for c in nb.cells if not any(HIDDEN_DOC in "".join(o.get("data", {}).get("text/markdown", ""))
+                                               for o in c.get("outputs", []))]
+    prose = ""
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            cell.source = _local_links(_relink(cell.source, names), site)
+            prose = cell.source
+        for o in cell.get("outputs", []):
+            md = o.get("data", {}).get("text/markdown")
+            if md: o["data"]["text/markdown"] = _local_links("".join(md), site)
+        if cell.cell_type == "code":
+            _drop_progress(cell)
+            figures(cell, prose)
         # the file already carries the page's name; smalldocs would warn that it does not read `output-file`
         if cell.cell_type == "raw" and cell.source.startswith("---"):
             cell.source = re.sub(r"(?m)^output-file:.*\n", "", cell.source)
     write_nb(nb, dest)
+
+
+# ---------------------------------------------------------------------------------------------------- figures
+# matplotlib's figures arrive as retina PNGs (twice the size they are shown at) of up to 3,000 px, with no alt text.
+# Each becomes an <img> with alt text (the figure's titles, recorded when the notebook ran, else the last sentence of
+# the prose before it), its display width from the notebook, and 256 colours: 30-35% of the bytes, no visible change.
+
+def plain_math(text: str) -> str:
+    "LaTeX commands as plain characters (`m\\theta_i` -> `mθ_i`, `\\beta_{fast}` -> `β_fast`), for text without KaTeX."
+    def cmd(m):
+        name = m.group(1)
+        return SYMBOLS.get(name, name if name in WORDS or len(name) > 1 else m.group(0))  # `\\n` in code stays
+    # \0 keeps `\cdot\text{x}` from becoming one command `\cdotx`; it goes once the commands are replaced
+    text = re.sub(r"\\(?:text|math[a-z]{2,4}|operatorname|textbf|textit|texttt|boldsymbol)\s*\{([^{}]*)\}", "\0\\1", text)
+    text = re.sub(r"\\sqrt\s*\{([^{}]*)\}", "√(\\1)", text)
+    text = re.sub(r"\\frac\s*\{([^{}]*)\}\s*\{([^{}]*)\}", "(\\1)/(\\2)", text)
+    text = re.sub(r"\\([A-Za-z]+)(?![A-Za-z])", cmd, text).replace("\0", "")
+    text = re.sub(r"\\[,;:! ]", " ", text).replace(r"\{", "{").replace(r"\}", "}")
+    text = re.sub(r"([_^])\{([^{}]*)\}", r"\1\2", text)  # x_{2i} -> x_2i
+    return re.sub(r"\\[()\[\]]", "", text)
+
+
+SYMBOLS = {**{g: chr(c) for g, c in zip(
+    "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho sigma tau upsilon phi chi "
+    "psi omega".split(), range(0x3B1, 0x3CA)) if g != "omicron"},
+    "Gamma": "Γ", "Delta": "Δ", "Theta": "Θ", "Lambda": "Λ", "Pi": "Π", "Sigma": "Σ", "Phi": "Φ", "Omega": "Ω",
+    "varepsilon": "ε", "varphi": "φ", "cdot": "·", "times": "×", "le": "≤", "leq": "≤", "ge": "≥", "geq": "≥",
+    "ne": "≠", "neq": "≠", "approx": "≈", "sim": "~", "in": "∈", "infty": "∞", "to": "→", "rightarrow": "→",
+    "leftarrow": "←", "mapsto": "↦", "ldots": "…", "cdots": "⋯", "dots": "…", "sum": "Σ", "prod": "∏", "pm": "±",
+    "odot": "⊙", "oplus": "⊕", "otimes": "⊗", "partial": "∂", "nabla": "∇", "top": "ᵀ", "lfloor": "⌊",
+    "rfloor": "⌋", "lceil": "⌈", "rceil": "⌉", "langle": "⟨", "rangle": "⟩", "quad": " ", "qquad": " ",
+    "left": "", "right": "", "big": "", "Big": "", "mid": "|", "lVert": "‖", "rVert": "‖", "|": "‖"}
+WORDS = {"log", "ln", "exp", "sin", "cos", "tan", "max", "min", "arg", "argmax", "argmin", "softmax", "det", "dim"}
+
+
+def _sentence(markdown: str) -> str:
+    "The last sentence of a Markdown cell, as plain text."
+    text = re.sub(r"!?\[([^\]]*)\]\([^)]*\)", r"\1", markdown)  # links and images: their text
+    text = re.sub(r"^#+\s*|[*`]|<[^>]+>|\$", "", text, flags=re.M)
+    text = " ".join(plain_math(text).split())
+    sentences = [s for s in re.split(r"(?<=[.!?:])\s+", text) if len(s) > 3]
+    return sentences[-1] if sentences else ""
+
+
+def figure_alt(titles: str | None, prose: str) -> str:
+    "Alt text for a figure: its titles (recorded when the notebook ran), else the last sentence of the prose before it."
+    alt = plain_math((titles or "").replace("$", "")).strip() or _sentence(prose).rstrip(":") or "Figure"
+    return alt if len(alt) <= 300 else alt[:299] + "…"
+
+
+def small_png(b64: str) -> str:
+    "A PNG re-encoded with 256 colours (on white, as the page shows it) when that is smaller; base64 in, base64 out."
+    import base64, io
+    from PIL import Image
+    raw = base64.b64decode(b64)
+    im = Image.open(io.BytesIO(raw))
+    rgb = Image.new("RGB", im.size, "white")
+    rgb.paste(im, mask=im.getchannel("A") if im.mode in ("RGBA", "LA") else None)
+    out = io.BytesIO()
+    rgb.quantize(256, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE).save(out, "PNG", optimize=True)
+    return base64.b64encode(out.getvalue()).decode() if out.tell() < len(raw) else b64
+
+
+def figures(cell, prose: str) -> None:
+    "Turn each PNG output of a cell into an <img> with alt text, display width and fewer bytes."
+    import html
+    for o in cell.get("outputs", []):
+        data = o.get("data", {})
+        if "image/png" not in data: continue
+        b64 = "".join(data["image/png"]).replace("\n", "")
+        width = (o.get("metadata", {}).get("image/png") or {}).get("width")
+        size = f' width="{width}"' if width else ""
+        alt = html.escape(figure_alt(o.get("metadata", {}).get("alt"), prose), quote=True)
+        o["data"] = {"text/html": f'<img src="data:image/png;base64,{small_png(b64)}"{size} alt="{alt}" class="img-fluid figure-img">',
+                     "text/plain": data.get("text/plain", "")}
 
 
 def process_all(executed: list[Path], workers: int = 2) -> list[tuple[Path, str]]:
@@ -201,13 +360,63 @@ def process_all(executed: list[Path], workers: int = 2) -> list[tuple[Path, str]
         if asset.is_file() and asset.suffix not in (".ipynb",) and asset.name != "sidebar.yml":
             shutil.copy2(asset, PROC / asset.name)
     cfg = config()
+    # the navbar links to the repository; the footer says which version the pages document
     (PROC / "nbdev.yml").write_text(
         "project:\n  output-dir: ../_docs\n\nwebsite:\n"
         f'  title: "{cfg.title}"\n  site-url: "{cfg.doc_host}{cfg.doc_baseurl}"\n'
-        f'  description: "{cfg.description}"\n  repo-branch: {cfg.branch}\n  repo-url: "{cfg.git_url}"\n',
+        f'  description: "{cfg.description}"\n  repo-branch: {cfg.branch}\n  repo-url: "{cfg.git_url}"\n'
+        f"  favicon: favicon.svg\n"
+        f'  navbar:\n    tools:\n      - icon: github\n        href: "{cfg.git_url}"\n        aria-label: "GitHub repository"\n'
+        f'  page-footer:\n    center: "{cfg.lib_name} {cfg.version} · [source on GitHub]({cfg.git_url}) · [API index]({API_PAGE}.html)"\n',
         encoding="utf-8")
+    (PROC / f"{API_PAGE}.qmd").write_text(api_index(), encoding="utf-8")
     (PROC / "sidebar.yml").write_text(sidebar_yaml(pages), encoding="utf-8")
     return pages
+
+
+API_PAGE = "api"
+
+
+def api_index() -> str:
+    """The API index page: every public name of the library (module `__all__`, and the public methods of its classes),
+    one line each, linked to its entry, as nbdev's `llms.txt` lists them."""
+    import importlib
+    cfg = config()
+    syms = importlib.import_module(f"{cfg.lib_name}._modidx").d["syms"]
+    # the names with an entry of their own: the headings of the show_doc blocks in the processed pages
+    shown = set()
+    for nb in PROC.glob("*.ipynb"):
+        for cell in json.loads(nb.read_text(encoding="utf-8"))["cells"]:
+            for o in cell.get("outputs", []):
+                md = "".join(o.get("data", {}).get("text/markdown", ""))
+                shown |= {h.lower() for h in re.findall(r"(?m)^#{2,4} (\S+)\s*$", md)}
+    lines = ["---", "title: API index", f'description: "Every public name of {cfg.lib_name} {cfg.version}, one line each, '
+             'linked to its entry."', "toc: false", "---", ""]
+    for mod, entries in syms.items():
+        m = importlib.import_module(mod)
+        public = getattr(m, "__all__", [])
+        pages = [entries[f"{mod}.{n}"][0].partition("#")[0] for n in public if f"{mod}.{n}" in entries]
+        if not pages: continue
+        lines += [f"## [`{mod}`]({pages[0]})", ""]
+        for name in public:
+            if f"{mod}.{name}" not in entries:  # a constant: no entry of its own, so the line links to its page
+                lines.append(f"- [`{name}`]({pages[0]}): `{type(getattr(m, name)).__name__}` constant"); continue
+            lines.append(_api_line(m, name, entries[f"{mod}.{name}"][0]))
+            for key, (url, _) in entries.items():
+                meth = key[len(f"{mod}.{name}."):]
+                if key.startswith(f"{mod}.{name}.") and "." not in meth and not _hidden(meth) and url.partition("#")[2] in shown:
+                    lines.append("    " + _api_line(m, f"{name}.{meth}", url))
+        lines.append("")
+    return "\n".join(lines)
+
+
+def _api_line(module, name: str, url: str) -> str:
+    "`- [`name`](page.html#anchor): the first line of its docstring`."
+    obj = module
+    for part in name.split("."): obj = getattr(obj, part, None)
+    doc = (inspect.getdoc(obj) or "").strip().split("\n")[0] if obj is not None else ""
+    if doc.startswith(name.split(".")[-1] + "("): doc = ""  # a dataclass's generated docstring is its signature
+    return f"- [`{name}`]({url})" + (f": {doc}" if doc else "")
 
 
 def sidebar_yaml(pages: list[tuple[Path, str]]) -> str:
@@ -223,6 +432,7 @@ def sidebar_yaml(pages: list[tuple[Path, str]]) -> str:
             lines += [f'      - section: "{section}"', "        contents:"]
             current = section
         lines.append(f"          - {name}.ipynb")
+    lines.append(f"      - {API_PAGE}.qmd")
     return "\n".join(lines) + "\n"
 
 
@@ -300,15 +510,33 @@ def _table_cell(s: str) -> str:
     return s.replace("|", r"\|").replace("\n", "<br>")
 
 
+def _library_twin(sym):
+    """The library's own object for a class or function a notebook defines. When nbdev re-runs a notebook's cells to
+    document them, a class lives in `__main__`, where `inspect` finds no source file: docments then sees no comments,
+    and the parameter tables of dataclasses and NamedTuples (`EncoderConfig`, `AddedToken`...) went missing."""
+    import importlib
+    qual = getattr(sym, "__qualname__", None)
+    if not qual: return None
+    lib = importlib.import_module(f"{config().lib_name}._modidx")
+    for mod, syms in lib.d["syms"].items():
+        if f"{mod}.{qual}" not in syms: continue
+        obj = importlib.import_module(mod)
+        for part in qual.split("."): obj = getattr(obj, part, None)
+        return obj
+    return None
+
+
 def param_table(sym) -> str:
     "nbdev's parameter table: a row per parameter (and the return), columns Type, Default and Details; empty columns go."
     from fastcore.docments import docments
     sig = _signature(sym)
     if not sig or not sig.parameters: return ""
-    try: dm = docments(sym, full=True)
-    except (OSError, TypeError, ValueError): return ""  # no source to read the comments from
     said = lambda n: (dm.get(n) or {}).get("docment") or ""
-    if not any(said(n) for n in [*sig.parameters, "return"]): return ""  # no docments: nbdev shows no table either
+    for source in (sym, _library_twin(sym)):
+        try: dm = docments(source, full=True)
+        except (OSError, TypeError, ValueError): dm = {}  # no source to read the comments from
+        if any(said(n) for n in [*sig.parameters, "return"]): break
+    else: return ""  # no docments: nbdev shows no table either
     rows = [[_code_span(STARS.get(p.kind, "") + p.name),
              _code_span(_annotation(p.annotation)) if p.annotation is not p.empty else "",
              _code_span(_default(p.default)) if p.default is not p.empty else "",
@@ -335,12 +563,16 @@ def show_doc_markdown(r) -> str:
     return md + (f"\n{table}\n" if table else "")
 
 
+HIDDEN_DOC = "<!-- show_doc of a name the API pages leave out -->"
+
+
 def param_table_renderer():
     "nbdev's show_doc renderer with `show_doc_markdown` for functions and classes (anything else as nbdev shows it)."
     from nbdev.showdoc import BasicMarkdownRenderer
 
     class ParamTableRenderer(BasicMarkdownRenderer):
         def _repr_markdown_(self):
+            if _hidden(self.nm): return HIDDEN_DOC  # process_notebook drops the cell
             if inspect.isroutine(self.sym) or inspect.isclass(self.sym): return show_doc_markdown(self)
             return super()._repr_markdown_()
     return ParamTableRenderer
@@ -394,19 +626,78 @@ SEARCH_SCRIPT = """index = window.smalldocsSearchIndex || await new Promise((res
       });"""
 
 
+# smalldocs ranks search results with Fuse's fuzzy match alone, so "YaRN" lists "learning-rate" sections (fuzzy
+# "learn") before the section on YaRN, and it stops at 20 results. `search_rank.js` (in nbs/) ranks whole-word matches
+# first, then substrings, then fuzzy matches, and returns them all; the results list scrolls.
+SEARCH_HITS = """const limit = parseInt(box.dataset.limit, 10) || 20;
+      const hits = fuse ? fuse.search(q, { limit }).map((h) => h.item)
+        : index.filter((e) => (e.title + " " + e.section + " " + e.text).toLowerCase().includes(q.toLowerCase())).slice(0, limit);"""
+SEARCH_RANKED = "const hits = window.rankSearch(index, q, fuse);  // tools/docs.py: search_rank.js"
+
+
 def search_from_disk(site: Path) -> int:
-    "Write `search.js` beside `search.json` and make smalldocs' search read it. Returns the number of index entries."
+    """Write `search.js` beside `search.json` and make smalldocs' search read it and rank with `search_rank.js`.
+    The index's text loses its LaTeX (`m\\theta_i` -> `mθ_i`), which the snippets under each result would show raw.
+    Returns the number of index entries."""
     entries = json.loads((site / "search.json").read_text(encoding="utf-8"))
+    for e in entries:
+        for k in ("title", "section", "text"): e[k] = plain_math(e.get(k) or "")
+    (site / "search.json").write_text(json.dumps(entries, ensure_ascii=False), encoding="utf-8")
     # U+2028/2029 end a line in JavaScript older than ES2019; escaped they are plain characters in a string
     data = json.dumps(entries, ensure_ascii=False).replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
     (site / "search.js").write_text(f"window.smalldocsSearchIndex = {data};\n", encoding="utf-8")
     js = site / "site_libs" / "smalldocs.js"
     code = js.read_text(encoding="utf-8")
-    if code.count(SEARCH_FETCH) != 1:
-        sys.exit(f"docs: {js.relative_to(ROOT)} no longer loads search.json as tools/docs.py expects "
-                 "(a new smalldocs?); update SEARCH_FETCH so that search works from file://")
-    js.write_text(code.replace(SEARCH_FETCH, SEARCH_SCRIPT), encoding="utf-8")
+    for old, what in ((SEARCH_FETCH, "loads search.json"), (SEARCH_HITS, "ranks search results")):
+        if code.count(old) != 1:
+            sys.exit(f"docs: {js.relative_to(ROOT)} no longer {what} as tools/docs.py expects (a new smalldocs?); "
+                     "update SEARCH_FETCH / SEARCH_HITS so that search works from file:// and ranks exact words first")
+    code = code.replace(SEARCH_FETCH, SEARCH_SCRIPT).replace(SEARCH_HITS, SEARCH_RANKED)
+    js.write_text(code + "\n" + (NBS / "search_rank.js").read_text(encoding="utf-8"), encoding="utf-8")
+    (site / "search_rank.js").unlink(missing_ok=True)  # copied as a site file; it lives in smalldocs.js
     return len(entries)
+
+
+# ---------------------------------------------------------------------------------------------------- pages
+def _heading_math(html: str) -> dict[str, str]:
+    "Heading id -> its text with the maths kept as `\\(...\\)`, for the headings that hold maths."
+    import html as H
+    out = {}
+    for m in re.finditer(r'<h[1-6][^>]*?(?:data-anchor-id|id)="([^"]+)"[^>]*>(.*?)</h[1-6]>', html, re.S):
+        if 'class="math' in m.group(2):
+            out.setdefault(m.group(1), " ".join(H.unescape(re.sub(r"<[^>]+>", "", m.group(2))).split()))
+    return out
+
+
+def polish_page(html: str) -> str:
+    """What smalldocs' pages lack: contents entries keep their maths for KaTeX (smalldocs strips the `\\(...\\)`,
+    which left "O(n \\log n)" in the contents), and the copy of the contents at the top of the text is folded
+    (styles.css shows it only where the margin has no room for the contents)."""
+    import html as H
+    math = _heading_math(html)
+    def entry(m):
+        return m.group(1) + H.escape(math[m.group(2)], quote=False) + "</a>" if m.group(2) in math else m.group(0)
+    def toc(m): return re.sub(r'(<a [^>]*?href="#([^"]+)"[^>]*>)(?:(?!</a>).)*</a>', entry, m.group(0), flags=re.S)
+    if math: html = re.sub(r'<nav id="TOC(?:-body)?"[^>]*>.*?</nav>', toc, html, flags=re.S)
+    if 'class="toc-fold"' in html: return html
+    return re.sub(r'(<nav id="TOC-body"[^>]*>.*?</nav>)',
+                  r'<details class="toc-fold"><summary>On this page</summary>\1</details>', html, count=1, flags=re.S)
+
+
+def check_links(site: Path) -> list[str]:
+    "Every local link (`href`/`src` to a file of the site, and its `#anchor`) that does not resolve, as `page: link`."
+    ids, bad = {}, []
+    def anchors(page: Path) -> set[str]:
+        if page not in ids: ids[page] = set(re.findall(r'\sid="([^"]+)"', page.read_text(encoding="utf-8")))
+        return ids[page]
+    for page in sorted(site.glob("*.html")):
+        for link in re.findall(r'\s(?:href|src)="([^"]+)"', page.read_text(encoding="utf-8")):
+            if re.match(r"^(?:[a-z]+:|//)", link): continue  # https:, mailto:, data: ... (external, or inline)
+            path, _, anchor = link.partition("#")
+            target = (page.parent / path).resolve() if path else page
+            if not target.exists(): bad.append(f"{page.name}: {link}")
+            elif anchor and target.suffix == ".html" and anchor not in anchors(target): bad.append(f"{page.name}: {link}")
+    return bad
 
 
 def render(pages: list[tuple[Path, str]]) -> Path:
@@ -418,6 +709,9 @@ def render(pages: list[tuple[Path, str]]) -> Path:
     if missing: sys.exit(f"docs: smalldocs wrote no page for {missing}")
     n = bundle_katex(site)
     entries = search_from_disk(site)
+    for page in site.glob("*.html"): page.write_text(polish_page(page.read_text(encoding="utf-8")), encoding="utf-8")
+    bad = check_links(site)  # tests/test_docs_site.py fails on these; the build still finishes, to show them
+    if bad: print(f"docs: WARNING: {len(bad)} local links do not resolve:\n  " + "\n  ".join(bad[:30]), file=sys.stderr)
     print(f"  rendered {len(pages)} pages into {site.relative_to(ROOT)}/ (KaTeX bundled into {n} pages with math; "
           f"{entries} search entries in search.js)")
     return site
@@ -485,10 +779,25 @@ def build(workers: int = 2) -> Path:
     return site
 
 
+def rerender(workers: int = 2) -> Path:
+    """Process and render again from the notebooks already in `_exec/`, executing nothing (for work on the site
+    itself); a notebook never executed shows the outputs saved in `nbs/`."""
+    executed = []
+    for nb in notebooks():
+        dest = EXEC / nb.name
+        if not dest.exists():
+            print(f"  no executed copy of {nb.name}: its saved outputs are shown")
+            EXEC.mkdir(exist_ok=True); shutil.copy2(nb, dest)
+        executed.append(dest)
+    pages = process_all(executed, workers)
+    return render(pages)
+
+
 if __name__ == "__main__":
     sys.path.insert(0, str(Path(__file__).parent))
     import docs as _worker  # workers must find their functions in an importable module, not in `__main__`
     cmd = sys.argv[1] if len(sys.argv) > 1 else "build"
     if cmd == "build": build(int(os.environ.get("DOCS_WORKERS", "2")))
+    elif cmd == "render": rerender(int(os.environ.get("DOCS_WORKERS", "2")))
     elif cmd == "readme": write_readme()
-    else: sys.exit(f"usage: {sys.argv[0]} build|readme")
+    else: sys.exit(f"usage: {sys.argv[0]} build|render|readme")

@@ -229,7 +229,7 @@ def plot_heatmap(
     cmap: str = "RdBu",  # matplotlib colour map
     ax=None,  # matplotlib axes to draw into; `None` makes a new figure
 ):
-    "Heatmap of a 2-D matrix, row 0 at the bottom as in document 003; returns the figure."
+    "Heatmap of a 2-D matrix, row 0 at the bottom; returns the figure."
     import matplotlib.pyplot as plt
     m = _as_float("matrix", matrix, ndim=2, shape_hint="[rows, cols]").detach().cpu().numpy()
     if ax is None: fig, ax = plt.subplots(figsize=(6, 4.5))
@@ -301,14 +301,15 @@ def plot_weighted_sum(
     weights: Sequence[tuple[float, float]] = ((1, 1), (1, 10), (10, 1)),  # the `(w1, w2)` pairs, one panel each
     show_plain: bool = True,  # add a first panel with the word vectors alone
 ):
-    "Side-by-side `plot_words` panels of `w1 * embeddings + w2 * pe[:n]`, one per weight pair; returns the figure."
+    "`plot_words` panels of `w1 * embeddings + w2 * pe[:n]`, one per weight pair, two a row; returns the figure."
     import matplotlib.pyplot as plt
     weights = [tuple(w) for w in weights]
     if not weights or any(len(w) != 2 for w in weights):
         raise ValueError(f"weights must be a non-empty list of (w1, w2) pairs, got {weights!r}")
     panels = ([("word vectors alone", embeddings)] if show_plain else []) + [
         (f"$W_1$ = {w1:g}, $W_2$ = {w2:g}", weighted_sum(embeddings, pe, w1, w2)) for w1, w2 in weights]
-    fig, axes = plt.subplots(1, len(panels), figsize=(4.2 * len(panels), 4), squeeze=False)
-    for ax, (title, vecs) in zip(axes[0], panels): plot_words(vecs, words, title, ax=ax)
+    # two panels a row: four side by side would shrink the word labels below legibility at a page's text width
+    fig = plt.figure(figsize=(8.4, 4 * (rows := (len(panels) + 1) // 2)))
+    for i, (title, vecs) in enumerate(panels): plot_words(vecs, words, title, ax=fig.add_subplot(rows, 2, i + 1))
     fig.tight_layout()
     return fig
