@@ -52,7 +52,7 @@ def find_shared_data(
 
 # %% ../nbs/00_core.ipynb #30d2f616
 class MissingDataError(FileNotFoundError):
-    "Raised when a test or benchmark asks for shared data that is not on this machine."
+    "Raised when a test or benchmark asks for shared data that is absent."
 
 def shared_data(
     *parts: str,  # path inside the data folder, e.g. `"vocab", "gpt2", "vocab.json"` or `"vocab/gpt2/vocab.json"`
