@@ -48,7 +48,7 @@ def make_batches(
     batch_size: int,  # examples per batch (the last batch of a window may be smaller)
     shuffle: bool = True,  # a new random order every epoch
     bucket: bool = False,  # group examples of similar length
-    seed: int = 0,  # with `epoch`, fixes the order
+    seed: int = 0,  # random seed; with `epoch`, fixes the order
     epoch: int = 0,  # the epoch the order is for
     window: int = 50,  # bucketing window, in batches
 ) -> list[list[int]]:
@@ -759,7 +759,7 @@ def class_names(
 
 # %% ../nbs/42_training.ipynb #bld001
 def _build(a, tok: Tokenizer, labels: list[str], device) -> SentimentClassifier:
-    "The classifier (`--init-from` weights, or a fresh one from the options), checked against the tokenizer; seeded, so every process starts alike."
+    "The classifier (`--init-from` weights, or a fresh one from the options), checked against the tokenizer; the same initial weights in every process (from `--seed`)."
     torch.manual_seed(a.seed)
     if not a.init_from:
         sizes = {f.name: getattr(a, f.name) for f in dataclasses.fields(EncoderConfig) if f.name not in FROM_TOKENIZER}
