@@ -36,9 +36,9 @@ from .tokenizer_loading import load_tokenizer
 from .wordpiece import WordPiece
 
 # %% auto #0
-__all__ = ['RESUMABLE', 'STATE_FORMAT', 'RUN_FORMAT', 'RESUME_KEYS', 'CHOICES', 'FROM_TOKENIZER', 'make_batches', 'shard_batches',
-           'warmup_linear', 'TrainConfig', 'train_record', 'adamw', 'optimizer_step', 'train_plain', 'evaluate',
-           'state_digest', 'save_state', 'CheckpointError', 'load_state', 'weights_digest', 'RunFolder', 'LoopState',
+__all__ = ['STATE_FORMAT', 'RUN_FORMAT', 'RESUME_KEYS', 'RESUMABLE', 'CHOICES', 'FROM_TOKENIZER', 'make_batches', 'warmup_linear',
+           'TrainConfig', 'adamw', 'optimizer_step', 'train_plain', 'evaluate', 'state_digest', 'save_state',
+           'CheckpointError', 'load_state', 'weights_digest', 'RunFolder', 'shard_batches', 'train_record', 'LoopState',
            'Trainer', 'time_decay', 'fit', 'plot_history', 'plot_confusion', 'add_config_options', 'class_names',
            'tc_train', 'confusion_table', 'tc_eval', 'tc_predict']
 
@@ -64,17 +64,6 @@ def make_batches(
         batches += [chunk[i : i + batch_size] for i in range(0, len(chunk), batch_size)]
     if shuffle: batches = [batches[i] for i in torch.randperm(len(batches), generator=g).tolist()]
     return batches
-
-# %% ../nbs/42_training.ipynb #fbdbe123
-def shard_batches(
-    batches: list[list[int]],  # from `make_batches`
-    rank: int,  # this process's rank
-    world_size: int,  # number of processes
-) -> list[list[int]]:
-    "This rank's batches: every `world_size`-th one, all ranks getting the same number (a short tail is dropped)."
-    if len(batches) < world_size: raise ValueError(f"{len(batches)} batches cannot feed {world_size} processes; use a smaller batch size")
-    usable = len(batches) // world_size * world_size
-    return batches[rank:usable:world_size]
 
 # %% ../nbs/42_training.ipynb #a61c2f93
 def warmup_linear(
@@ -115,13 +104,6 @@ class TrainConfig:
         check_number("weight_decay", self.weight_decay, 0); check_number("clip", self.clip, 0)
         if self.max_steps is not None: check_positive_int("max_steps", self.max_steps)
         if self.max_minutes is not None: check_number("max_minutes", self.max_minutes, 0, low_open=True)
-
-# %% ../nbs/42_training.ipynb #335f8d2f
-RESUMABLE = ("epochs", "batch_size", "lr", "weight_decay", "warmup", "clip", "bucket", "seed", "fast")  # fields that shape the run
-
-def train_record(cfg: TrainConfig) -> dict:
-    "The settings of `cfg` a resumed run must share with the original (limits and logging may change)."
-    return {k: getattr(cfg, k) for k in RESUMABLE}
 
 # %% ../nbs/42_training.ipynb #opt101
 def adamw(
@@ -367,6 +349,24 @@ def save_best(self: RunFolder,
     with atomic_write(self.best) as f: json.dump(pointer, f, indent=1)
     self.collect_garbage()
     return folder
+
+# %% ../nbs/42_training.ipynb #fbdbe123
+def shard_batches(
+    batches: list[list[int]],  # from `make_batches`
+    rank: int,  # this process's rank
+    world_size: int,  # number of processes
+) -> list[list[int]]:
+    "This rank's batches: every `world_size`-th one, all ranks getting the same number (a short tail is dropped)."
+    if len(batches) < world_size: raise ValueError(f"{len(batches)} batches cannot feed {world_size} processes; use a smaller batch size")
+    usable = len(batches) // world_size * world_size
+    return batches[rank:usable:world_size]
+
+# %% ../nbs/42_training.ipynb #335f8d2f
+RESUMABLE = ("epochs", "batch_size", "lr", "weight_decay", "warmup", "clip", "bucket", "seed", "fast")  # fields that shape the run
+
+def train_record(cfg: TrainConfig) -> dict:
+    "The settings of `cfg` a resumed run must share with the original (limits and logging may change)."
+    return {k: getattr(cfg, k) for k in RESUMABLE}
 
 # %% ../nbs/42_training.ipynb #trn002
 @dataclass
