@@ -446,28 +446,16 @@ def out_of_time(self: Trainer) -> bool:
         stop = stop or used.item() >= 1
     return stop
 
-# %% ../nbs/42_training.ipynb #837b7685
-def _rng_state(device):
-    "This process's random-number state (CPU, plus CUDA when training there)."
-    st = {"cpu": torch.get_rng_state()}
-    if device.type == "cuda": st["cuda"] = torch.cuda.get_rng_state(device)
-    return st
-
-def _gather(obj, world):
-    "`[obj of rank 0, obj of rank 1, ...]` (collective: every rank must call it)."
-    if world == 1: return [obj]
-    out = [None] * world
-    dist.all_gather_object(out, obj)
-    return out
-
 # %% ../nbs/42_training.ipynb #trn007
 @patch
 def save_state(self: Trainer):
-    "Write `last.pt` (rank 0; every rank contributes its random-number state)."
-    rng = _gather(_rng_state(self.dev), self.world)
+    "Write `last.pt` (rank 0), with every process's random-number state (CPU, plus CUDA when training there)."
+    rng = {"cpu": torch.get_rng_state(), **({"cuda": torch.cuda.get_rng_state(self.dev)} if self.dev.type == "cuda" else {})}
+    rngs = [rng] * self.world
+    if self.world > 1: dist.all_gather_object(rngs, rng)  # a collective: every process takes part
     if self.rank != 0 or self.run is None: return
     save_state(self.run.last, {"loop": {**dataclasses.asdict(self.state), "seconds": self.elapsed()}, "model": self.model.state_dict(), "optimizer": self.opt.state_dict(),
-                               "scheduler": self.sched.state_dict(), "rng": rng, "world_size": self.world,
+                               "scheduler": self.sched.state_dict(), "rng": rngs, "world_size": self.world,
                                "encoder": dataclasses.asdict(self.model.config), "train_config": dataclasses.asdict(self.cfg),
                                "run_id": self.run.record["run_id"]})
 
@@ -684,20 +672,17 @@ def _read(path, what, file_format, encoding, skip_bad_rows, split="train", class
                            f"{data.skipped[0][1]})", file=sys.stderr)
     return data
 
-def _source(path) -> dict:
-    "What a data argument names, with the file's digest when it is a file (so `--resume` notices edited data)."
-    return {"source": str(path), "sha256": file_sha256(path) if Path(path).is_file() else None}
-
 def _data(a) -> tuple[tuple[list, list], tuple[list, list], dict, list[str]]:
     "Training and validation `(texts, labels)` (5% of the training file when no `--valid`), their sources, and the classes."
     given = a.classes.split(",") if a.classes else None
+    source = lambda p: {"source": str(p), "sha256": file_sha256(p) if Path(p).is_file() else None}  # --resume notices edited files
     data = _read(a.train, "--train", a.file_format, a.encoding, a.skip_bad_rows, classes=given)
-    texts, labels, sources = data.texts, data.labels, {"train": _source(a.train)}
+    texts, labels, sources = data.texts, data.labels, {"train": source(a.train)}
     counts = ", ".join(f"{c}: {data.labels.count(i):,}" for i, c in enumerate(data.classes))
     print(f"--train {a.train}: {len(texts):,} sentences in {len(data.classes)} classes ({counts})", file=sys.stderr)
     if a.valid:
         v = _read(a.valid, "--valid", a.file_format, a.encoding, a.skip_bad_rows, "validation", classes=data.classes)
-        sources["valid"] = _source(a.valid)
+        sources["valid"] = source(a.valid)
         return (texts, labels), (v.texts, v.labels), sources, data.classes
     order = torch.randperm(len(texts), generator=torch.Generator().manual_seed(a.seed)).tolist()
     cut = max(1, len(texts) // 20)
