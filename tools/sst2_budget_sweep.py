@@ -6,20 +6,19 @@ Run: python tools/sst2_budget_sweep.py SPLIT_DIR OUT_DIR NAME SEED 'RECIPE_JSON'
 - SPLIT_DIR holds `train.tsv` and `valid.tsv` as `tools/sst2_split.py` writes them; `--dev` names another held-out
   file to score (we used Kim's `stsa.binary.dev`, the 872 SST-2 dev sentences).
 - The clock is fake: each training step is charged what it costs `tc-train` on the 2-core CPU, measured there as
-  `STEP_SECONDS` per step plus `TOKEN_SECONDS` per real token (MiniLM, batches of 8 and 32), times `OVERHEAD` for the
-  thread probes and `last.pt` saves (so that the default recipe stops after the 2,840 steps it ran on the CPU). So the
+  `STEP_SECONDS` per step plus `TOKEN_SECONDS` per real token (MiniLM, batches of 8 and 32), times `OVERHEAD` for
+  what the CPU run spent around the steps (so that the default recipe stops after the 2,840 steps it ran on the CPU). So the
   budget's learning-rate decay and the stop fall at the step where they fall on that CPU, whatever this device is.
 - RECIPE_JSON: `args` (more `tc-train` options), `epochs` (default 2), `nobudget` (no `--max-minutes`: train the
   epochs out), `scratch` (no `--init-from`), `train` (another training file in SPLIT_DIR), `freeze` (keep the token
   table fixed; its step costs `FROZEN_STEP_SECONDS`), `llrd` (layer-wise learning-rate decay factor), `warmup` and
-  `weight_decay` (TrainConfig's).
+  `weight_decay` (passed as `--warmup` and `--weight-decay`).
 - Prints one line `RESULT {json}` with the accuracy on valid (from `best.json`) and on `--dev` of the model `tc-train` kept.
 
 It changes `tc-train`'s internals for one process only (the clock, the optimizer's groups), so it is a tool, not
 part of the library. nbs/43 reports the sweep we ran with it on a lent H100.
 """
 import argparse
-import functools
 import json
 import re
 import sys
@@ -67,8 +66,6 @@ def main():
     r = json.loads(a.recipe)
     if not r.get("scratch") and not a.init_from: sys.exit("a recipe without `scratch` needs --init-from")
     fake_clock(FROZEN_STEP_SECONDS if r.get("freeze") else STEP_SECONDS)
-    if "warmup" in r or "weight_decay" in r:
-        T.TrainConfig = functools.partial(T.TrainConfig, **{k: r[k] for k in ("warmup", "weight_decay") if k in r})
     if r.get("freeze"):
         build = T._build
         def frozen(args, tok, labels, device, build=build):
@@ -78,7 +75,8 @@ def main():
     out = f"{a.out}/{a.name}-s{a.seed}"
     T.tc_train(["--train", f"{a.split}/{r.get('train', 'train.tsv')}", "--valid", f"{a.split}/valid.tsv", "--out", out, "--overwrite",
                 *([] if r.get("scratch") else ["--init-from", a.init_from]), *([] if r.get("nobudget") else ["--max-minutes", str(BUDGET_MINUTES)]),
-                "--epochs", str(r.get("epochs", 2)), "--seed", a.seed, "--save-every", "0", *r.get("args", [])])
+                "--epochs", str(r.get("epochs", 2)), "--seed", a.seed, "--save-every", "0",
+                *[f"--{k.replace('_', '-')}={r[k]}" for k in ("warmup", "weight_decay") if k in r], *r.get("args", [])])
     best = json.load(open(f"{out}/best.json"))  # tc-train scored the model it kept on valid already
     row = {"name": a.name, "seed": int(a.seed), "recipe": r, "best": best, "valid": round(best["valid_accuracy"], 4)}
     if a.dev:
