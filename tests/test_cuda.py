@@ -8,10 +8,9 @@ import torch
 
 from conftest import script
 from test_training_cli import SMALL, run, toy_file
+from transformer_components.encoder import POSITION_SCHEMES
 
 pytestmark = pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA GPU visible")
-
-POSITIONS = ["learned", "sinusoidal", "rotary", "alibi", "none", "t5"]  # the keys of encoder.POSITION_SCHEMES
 
 
 def batch(vocab, lengths, pad_id=0, seed=0):
@@ -29,7 +28,7 @@ def classifier(positions, dropout=0.0):
     return SentimentClassifier(cfg, 3, "mean", ["a", "b", "c"])
 
 
-@pytest.mark.parametrize("positions", POSITIONS)
+@pytest.mark.parametrize("positions", POSITION_SCHEMES)
 def test_encoder_on_cuda_matches_cpu(positions):
     model = classifier(positions).eval()
     x = batch(50, [17, 3, 40, 1, 9])

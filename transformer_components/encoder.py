@@ -25,7 +25,7 @@ from .positional_encoding import PositionalEncoder
 from .rope import RotaryEmbedding
 
 # %% auto #0
-__all__ = ['POSITION_SCHEMES', 'POSITIONS', 'ACTIVATIONS', 'POOLINGS', 'MODEL_FORMAT', 'MODEL_VERSION', 'BERT_WORD_EMBEDDINGS',
+__all__ = ['POSITION_SCHEMES', 'ACTIVATIONS', 'POOLINGS', 'MODEL_FORMAT', 'MODEL_VERSION', 'BERT_WORD_EMBEDDINGS',
            'PositionScheme', 'LearnedPositions', 'SinusoidalPositions', 'RotaryPositions', 'ALiBiPositions',
            'EncoderConfig', 'EncoderBlock', 'TransformerEncoder', 't5_bucket', 'T5Bias', 'cheap_dropout', 'Unpadding',
            'SentimentClassifier', 'file_sha256', 'read_model_config', 'model_folder', 'encode_texts', 'pad_batch',
@@ -69,7 +69,6 @@ class ALiBiPositions(PositionScheme):
 
 POSITION_SCHEMES: dict[str, type[PositionScheme]] = {  # `EncoderConfig.positions` -> the scheme the encoder builds
     "learned": LearnedPositions, "sinusoidal": SinusoidalPositions, "rotary": RotaryPositions, "alibi": ALiBiPositions, "none": PositionScheme}
-POSITIONS = POSITION_SCHEMES.keys()  # the scheme names, a live view (for code that only needs the names)
 
 # %% ../nbs/41_encoder.ipynb #cfg002
 ACTIVATIONS = ("relu", "gelu")  # feed-forward activations

@@ -28,7 +28,7 @@ from fastcore.docments import docments
 
 from .core import (ProgressBar, atomic_write, check_number, check_positive_int, cli_errors, command_parser,
                                          default_device, exclusive_lock, positive_int)
-from .encoder import (ACTIVATIONS, POOLINGS, POSITIONS, EncoderConfig, SentimentClassifier, encode_texts,
+from .encoder import (ACTIVATIONS, POOLINGS, POSITION_SCHEMES, EncoderConfig, SentimentClassifier, encode_texts,
                                             file_sha256, pad_batch)
 from .sentiment_data import FORMATS, load_sentiment
 from .tokenizer import Tokenizer
@@ -596,7 +596,7 @@ def plot_confusion(
     return fig
 
 # %% ../nbs/42_training.ipynb #opt202
-CHOICES = {"positions": POSITIONS, "activation": ACTIVATIONS}  # the allowed values of the config fields that name a choice
+CHOICES = {"positions": POSITION_SCHEMES, "activation": ACTIVATIONS}  # the allowed values of the config fields that name a choice
 
 def _field_type(cls, name: str, convert):
     "An argparse `type=` for field `name` of `cls`: the text converted, then checked by `cls` itself."
