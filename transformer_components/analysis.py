@@ -64,12 +64,8 @@ def cosine_similarity(
     dtype = torch.promote_types(a.dtype, b.dtype)
     return (_unit(a.to(dtype)) * _unit(b.to(dtype))).sum(-1).clamp(-1, 1)
 
-# %% ../nbs/30_analysis.ipynb #0566bb53
-def cosine_distance(
-    a,  # vectors `[..., dim]`
-    b,  # vectors `[..., dim]`, broadcastable against `a`
-) -> torch.Tensor:
-    "`1 - cosine_similarity(a, b)`, in `[0, 2]`: shape `broadcast(a, b)[:-1]`; 1 where a vector is zero."
+def cosine_distance(a, b) -> torch.Tensor:
+    "`1 - cosine_similarity(a, b)`, in `[0, 2]`, for the same `a` and `b`; 1 where a vector is zero."
     return 1 - cosine_similarity(a, b)
 
 # %% ../nbs/30_analysis.ipynb #216d900c
@@ -82,7 +78,6 @@ def _row_sets(a, b):
     dtype = torch.promote_types(a.dtype, b.dtype)
     return a.to(dtype), b.to(dtype)
 
-# %% ../nbs/30_analysis.ipynb #07b5b868
 def cosine_similarity_matrix(
     a,  # vectors `[n, dim]`
     b=None,  # vectors `[m, dim]`; `None` compares `a` with itself
@@ -91,12 +86,8 @@ def cosine_similarity_matrix(
     a, b = _row_sets(a, b)
     return (_unit(a) @ _unit(b).T).clamp(-1, 1)
 
-# %% ../nbs/30_analysis.ipynb #77c2d2c2
-def cosine_distance_matrix(
-    a,  # vectors `[n, dim]`
-    b=None,  # vectors `[m, dim]`; `None` compares `a` with itself
-) -> torch.Tensor:
-    "`1 - cosine_similarity_matrix(a, b)`: `[n, m]` (zero rows give 1)."
+def cosine_distance_matrix(a, b=None) -> torch.Tensor:
+    "`1 - cosine_similarity_matrix(a, b)` for the same `a` and `b`: `[n, m]` (zero rows give 1)."
     return 1 - cosine_similarity_matrix(a, b)
 
 # %% ../nbs/30_analysis.ipynb #df471bd6
@@ -117,7 +108,6 @@ def pe_correlation(
     pe = _as_float("pe", pe, ndim=2, shape_hint="[positions, dim]")
     return cosine_similarity_matrix(pe) if normalize else pe @ pe.T
 
-# %% ../nbs/30_analysis.ipynb #40172f19
 def pe_distance(
     pe,  # one encoding per row: `[positions, dim]`
 ) -> torch.Tensor:
