@@ -96,8 +96,7 @@ def euclidean_distance_matrix(
     b=None,  # points `[m, dim]`; `None` measures `a` against itself
 ) -> torch.Tensor:
     "Euclidean distance between every row of `a` and every row of `b`: `[n, m]`."
-    a, b = _row_sets(a, b)
-    return torch.cdist(a, b, compute_mode="donot_use_mm_for_euclid_dist")
+    return torch.cdist(*_row_sets(a, b), compute_mode="donot_use_mm_for_euclid_dist")
 
 # %% ../nbs/30_analysis.ipynb #e6e515a8
 def pe_correlation(
