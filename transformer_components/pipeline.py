@@ -1009,12 +1009,18 @@ def _finish(self: PipelineTokenizer, t: Tokens, length: int | None) -> Encoding:
     e = PaddedEncoding(t.ids, t.tokens, t.offsets, t.type_ids); e._mask = mask
     return e
 
-def encode_batch(self: PipelineTokenizer, texts, num_workers: int = 1, **options) -> list[Encoding]:
-    "`encode` of each text (a str, or a `(text, pair)` tuple), padded together as the file's padding section says."
+def encode_batch(self: PipelineTokenizer,
+                 texts,  # strs, or `(text, pair)` tuples
+                 num_workers: int = 1,  # processes to share the work (without padding, which needs the whole batch)
+                 **options,  # `add_special_tokens`, `allowed_special`, `disallowed_special`
+                ) -> list[Encoding]:
+    "`encode` of each text, padded together as the file's padding section says."
     if isinstance(texts, str): raise TypeError("texts must be an iterable of str, got one str: use encode")
-    opts = {k: v for k, v in options.items() if k != "pair"}
-    ts = [self._encodings(*(t if isinstance(t, tuple) else (t, None)), opts.get("add_special_tokens", True),
-                          opts.get("allowed_special", "none"), opts.get("disallowed_special", "all")) for t in texts]
+    texts = list(texts)
+    if num_workers > 1 and self.padding is None and all(isinstance(t, str) for t in texts):
+        return Tokenizer.encode_batch(self, texts, num_workers, **options)
+    ts = [self._encodings(*(t if isinstance(t, tuple) else (t, None)), options.get("add_special_tokens", True),
+                          options.get("allowed_special", "none"), options.get("disallowed_special", "all")) for t in texts]
     longest = max((len(t.ids) for t in ts), default=0)
     return [self._finish(t, longest) for t in ts]
 
