@@ -6,7 +6,6 @@
 from __future__ import annotations
 
 import base64
-import json
 import struct
 import unicodedata
 from dataclasses import dataclass, field, fields
@@ -99,6 +98,13 @@ def _json_value(v): return [to_json(x) for x in v] if isinstance(v, list) and v 
 def _refuse(p, key: str, why: str): raise Unsupported(f"{p.stage} {p.type_name}: {key} {why}")
 
 # %% ../nbs/09_pipeline.ipynb #15358a7d
+_NEW_MARKS = regex.compile("[" + _char_class(  # marks of Unicode 11-14, not marks in HF's older tables
+    "7fd 898-89f 8ca-8d3 9fe afa-aff b55 c04 c3c d00 d3b-d3c d81 eba 1715 180f 1abf-1ace 1cf7 1df6-1dfa a82c a8ff "
+    "10d24-10d27 10eab-10eac 10f46-10f50 10f82-10f85 11070 11073-11074 110c2 11145-11146 111c9 111ce-111cf 1133b 1145e "
+    "1182c-1183a 11930-11935 11937-11938 1193b-1193e 11940 11942-11943 119d1-119d7 119da-119e0 119e4 11a01-11a0a 11a33-11a39 "
+    "11a3b-11a3e 11a47 11a51-11a5b 11a8a-11a99 11d31-11d36 11d3a 11d3c-11d3d 11d3f-11d45 11d47 11d8a-11d8e 11d90-11d91 "
+    "11d93-11d97 11ef3-11ef6 16f4f 16f7f-16f87 16fe4 16ff0-16ff1 1cf00-1cf2d 1cf30-1cf46 1e130-1e136 1e2ae 1e2ec-1e2ef") + "]")
+
 @lru_cache(maxsize=65536)
 def _decomposition(c: str, form: str) -> str: return c if c == _NFD_KEEP else unicodedata.normalize(form, c)
 
@@ -107,19 +113,23 @@ def _composite(a: str, b: str) -> str | None:
     s = unicodedata.normalize("NFC", a + b)
     return s if len(s) == 1 else None
 
+def _ccc(c: str) -> int:
+    "The canonical combining class in HF's tables, which predate the marks of Unicode 11-14 (class 0 there)."
+    return 0 if c < "\u0300" or _NEW_MARKS.match(c) else unicodedata.combining(c)
+
 def unicode_changes(text: str, form: str) -> list[tuple[str, int]]:
     "`(char, change)` of `unicodedata.normalize(form, text)`, as HF's Unicode normalizers align them."
     out = [(d, k > 0) for c in text for k, d in enumerate(_decomposition(c, "NFKD" if "K" in form else "NFD"))]
     k = 0
     while k < len(out):  # canonical order: each run of combining marks sorted by class, stably
         j = k
-        while j < len(out) and unicodedata.combining(out[j][0]): j += 1
-        if j > k + 1: out[k:j] = sorted(out[k:j], key=lambda p: unicodedata.combining(p[0]))
+        while j < len(out) and _ccc(out[j][0]): j += 1
+        if j > k + 1: out[k:j] = sorted(out[k:j], key=lambda p: _ccc(p[0]))
         k = j + 1
     if form in ("NFD", "NFKD"): return [(c, int(ch)) for c, ch in out]
     comp, starter, last = [], None, None
     for c, ch in out:
-        cc = unicodedata.combining(c)
+        cc = _ccc(c)
         if starter is not None and (last is None or last < cc):
             m = _composite(comp[starter][0], c)
             if m is not None: comp[starter] = (m, comp[starter][1] + ch - 1); continue
@@ -150,13 +160,6 @@ def _keep(n: Normalized, keep) -> Normalized:
     "The characters of `n` for which `keep(char)` holds, with their alignment."
     idx = [i for i, c in enumerate(n.text) if keep(c)]
     return Normalized("".join(n.text[i] for i in idx), [n.align[i] for i in idx])
-
-_NEW_MARKS = regex.compile("[" + _char_class(  # marks of Unicode 11-14, not marks in HF's older tables
-    "7fd 898-89f 8ca-8d3 9fe afa-aff b55 c04 c3c d00 d3b-d3c d81 eba 1715 180f 1abf-1ace 1cf7 1df6-1dfa a82c a8ff "
-    "10d24-10d27 10eab-10eac 10f46-10f50 10f82-10f85 11070 11073-11074 110c2 11145-11146 111c9 111ce-111cf 1133b 1145e "
-    "1182c-1183a 11930-11935 11937-11938 1193b-1193e 11940 11942-11943 119d1-119d7 119da-119e0 119e4 11a01-11a0a 11a33-11a39 "
-    "11a3b-11a3e 11a47 11a51-11a5b 11a8a-11a99 11d31-11d36 11d3a 11d3c-11d3d 11d3f-11d45 11d47 11d8a-11d8e 11d90-11d91 "
-    "11d93-11d97 11ef3-11ef6 16f4f 16f7f-16f87 16fe4 16ff0-16ff1 1cf00-1cf2d 1cf30-1cf46 1e130-1e136 1e2ae 1e2ec-1e2ef") + "]")
 
 def _is_mark(c: str) -> bool:
     "Whether HF's `StripAccents` removes `c`: a mark (Mn, Mc, Me) in its Unicode tables."

@@ -61,7 +61,7 @@ class Unigram:
         if got is not None: return got
         out, fused = [], []  # fused: consecutive unknown pieces (HF fuses them)
         for s, e, known in viterbi(word, self.scores, self.unk_score, self.max_len) + [(len(word), len(word), True)]:
-            if not known: fused.append((s, e)); continue
+            if not known or (e > s and self.ids[word[s:e]] == self.unk_id): fused.append((s, e)); continue
             if fused: out.extend(self._unknown(word, fused[0][0], fused[-1][1])); fused = []
             if e > s: out.append((self.ids[word[s:e]], s, e))
         if len(self._cache) > 100_000: self._cache.clear()
@@ -69,6 +69,8 @@ class Unigram:
         return out
 
     def _unknown(self, word: str, s: int, e: int) -> list[tuple[int, int, int]]:
+        "Tokens of the fused unknown text `word[s:e]`: itself if a piece (the unknown piece's own text), its bytes, or `unk_id`."
+        if word[s:e] in self.ids: return [(self.ids[word[s:e]], s, e)]
         if self.byte_fallback:
             ids = [self.ids.get(f"<0x{b:02X}>") for b in word[s:e].encode("utf-8", "surrogatepass")]
             if None not in ids: return [(i, s, e) for i in ids]
