@@ -8,7 +8,7 @@ from __future__ import annotations
 import base64
 import struct
 import unicodedata
-from dataclasses import dataclass, field, fields
+from dataclasses import MISSING, dataclass, field, fields
 from functools import lru_cache
 from itertools import groupby
 
@@ -86,6 +86,8 @@ def component(stage: str, d) -> object | None:
     for k in d:
         if k != "type" and k not in names and k not in getattr(cls, "ignored", ()):
             raise Unsupported(f"{stage} {kind}: unknown key {k!r} (known: {sorted(names)})")
+    for f in fields(cls):
+        if f.default is MISSING and f.default_factory is MISSING and f.name not in d: raise Unsupported(f"{stage} {kind}: missing key {f.name!r}")
     return cls(**{k: v for k, v in d.items() if k in names})
 
 def to_json(p) -> dict | None:
