@@ -222,6 +222,8 @@ class Replace:
     def __post_init__(self): self._re = _pattern(self.pattern, self)
 
     def normalize(self, n: Normalized) -> Normalized:
+        one = self.pattern.get("String")
+        if one is not None and len(one) == len(self.content) == 1: return Normalized(n.text.replace(one, self.content), n.align)  # fast path: 1 -> 1
         matches = [m.span() for m in finditer(self._re, n.text) if m.end() > m.start()]
         if not matches: return n
         text, align, last, new = n.text, n.align, 0, []
@@ -975,7 +977,7 @@ def _one(self: PipelineTokenizer, text: str, type_id: int, allowed_special, disa
     out = Tokens()
     for (a, b), f in zip(_gaps(found, len(text)), found + [None]):
         if b > a:
-            n = self._normalize_text(Normalized(text[a:b], [(i, i + 1) for i in range(a, b)]))
+            n = self._normalize_text(Normalized(text[a:b], list(zip(range(a, b), range(a + 1, b + 1)))))
             inner = find_added(n.text, normed, disallowed) if normed is not None else []
             for (c, d), g in zip(_gaps(inner, len(n.text)), inner + [None]):
                 if d > c: out += self._words(n.slice(c, d), type_id)
