@@ -6,18 +6,20 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import math
 import os
 import sys
 import tempfile
+import typing
 from contextlib import contextmanager
 from pathlib import Path
 
 # %% auto #0
 __all__ = ['DATA_ENV', 'positive_int', 'nonnegative_int', 'positive_float', 'fraction', 'default_device', 'find_shared_data',
            'MissingDataError', 'shared_data', 'has_shared_data', 'atomic_write', 'FolderLockedError', 'exclusive_lock',
-           'check_positive_int', 'check_positive_ints', 'check_choice', 'check_number', 'check_token_ids',
-           'ProgressBar', 'CommandParser', 'command_parser', 'cli_errors']
+           'check_positive_int', 'check_positive_ints', 'check_choice', 'check_number', 'check_fields',
+           'check_token_ids', 'ProgressBar', 'CommandParser', 'command_parser', 'cli_errors']
 
 # %% ../nbs/00_core.ipynb #b3d4ae4e
 def default_device() -> torch.device:
@@ -194,6 +196,26 @@ def check_number(
         where = f"in {lo or '(-inf'}, {hi or 'inf)'}"
         raise ValueError(f"{name} must be a finite number {where}, got {value!r}")
     return value
+
+# %% ../nbs/00_core.ipynb #0ebadfaf
+def check_fields(
+    obj,  # a dataclass instance whose fields are annotated `int`, `float`, `bool` or `str`, each maybe `| None`
+    **rules,  # field name -> an interval such as `"[0, 1)"` for a number (an `int` takes `"(0, inf)"` or `"[0, inf)"`), the choices of a `str`
+) -> None:
+    "Check every field of `obj` against its annotation and rule (numbers default to `\"(0, inf)\"`), converting `float` fields; raise naming the field."
+    hints = typing.get_type_hints(type(obj))
+    for f in dataclasses.fields(obj):
+        value, kinds, rule = getattr(obj, f.name), typing.get_args(hints[f.name]) or (hints[f.name],), rules.get(f.name, "(0, inf)")
+        if value is None and type(None) in kinds: continue
+        if bool in kinds:
+            if not isinstance(value, bool): raise TypeError(f"{f.name} must be True or False, got {value!r}")
+        elif str in kinds: check_choice(f.name, value, rule)
+        elif float not in kinds: check_positive_int(f.name, value, allow_zero=rule.startswith("[0,"))
+        else:
+            low, high = (float(b) for b in rule[1:-1].split(","))
+            value = check_number(f.name, value, low, None if high == math.inf else high, rule[0] == "(", rule[-1] == ")")
+            object.__setattr__(obj, f.name, value)  # also for a frozen dataclass: `0` becomes `0.0`, a numpy scalar a float
+
 
 # %% ../nbs/00_core.ipynb #53fb4b6b
 def check_token_ids(

@@ -18,7 +18,7 @@ from fastcore.basics import patch
 from torch import nn
 
 from .attention import MultiHeadAttention
-from .core import atomic_write, check_choice, check_number, check_positive_int, check_token_ids
+from .core import atomic_write, check_fields, check_positive_int, check_token_ids
 from .embeddings import (TokenEmbeddings, load_safetensors, load_safetensors_tensor, read_safetensors_header,
                                                save_safetensors)
 from .positional_encoding import PositionalEncoder
@@ -95,17 +95,13 @@ class EncoderConfig:
 
     def __post_init__(self):
         "Check every field (filling `ff_dim`), naming the field that is wrong."
-        for name in ("vocab_size", "embedding_dim", "num_heads", "max_seq_len"): check_positive_int(name, getattr(self, name))
-        check_positive_int("num_layers", self.num_layers, allow_zero=True)
-        self.ff_dim = 4 * self.embedding_dim if self.ff_dim is None else check_positive_int("ff_dim", self.ff_dim)
-        self.dropout = check_number("dropout", self.dropout, 0, 1, high_open=True)
-        self.layer_norm_eps = check_number("layer_norm_eps", self.layer_norm_eps, 0, low_open=True)
-        check_choice("positions", self.positions, POSITION_SCHEMES); check_choice("activation", self.activation, ACTIVATIONS)
+        check_fields(self, num_layers="[0, inf)", pad_id="[0, inf)", dropout="[0, 1)", positions=POSITION_SCHEMES, activation=ACTIVATIONS)
+        if self.ff_dim is None: self.ff_dim = 4 * self.embedding_dim
         if self.embedding_dim % self.num_heads:
             raise ValueError(f"num_heads ({self.num_heads}) must divide embedding_dim ({self.embedding_dim})")
         if self.positions == "rotary" and self.head_dim % 2:
             raise ValueError(f"rotary positions need an even head_dim, got {self.embedding_dim} / {self.num_heads} = {self.head_dim}")
-        if self.pad_id is not None and check_positive_int("pad_id", self.pad_id, allow_zero=True) >= self.vocab_size:
+        if self.pad_id is not None and self.pad_id >= self.vocab_size:
             raise ValueError(f"pad_id must lie in [0, {self.vocab_size}), got {self.pad_id}")
 
 # %% ../nbs/41_encoder.ipynb #cfg003

@@ -26,7 +26,7 @@ import torch.nn.functional as F
 from fastcore.basics import patch
 from fastcore.docments import docments
 
-from .core import (ProgressBar, atomic_write, check_number, check_positive_int, cli_errors, command_parser,
+from .core import (ProgressBar, atomic_write, check_fields, check_number, check_positive_int, cli_errors, command_parser,
                                          default_device, exclusive_lock, positive_int)
 from .encoder import (ACTIVATIONS, POOLINGS, POSITION_SCHEMES, EncoderConfig, SentimentClassifier, encode_texts,
                                             file_sha256, pad_batch)
@@ -98,12 +98,7 @@ class TrainConfig:
     log_every: int = 10  # steps between points of the loss curve
 
     def __post_init__(self):
-        for name in ("epochs", "batch_size", "log_every"): check_positive_int(name, getattr(self, name))
-        for name in ("save_every", "seed"): check_positive_int(name, getattr(self, name), allow_zero=True)
-        check_number("lr", self.lr, 0, low_open=True); check_number("warmup", self.warmup, 0, 1, high_open=True)
-        check_number("weight_decay", self.weight_decay, 0); check_number("clip", self.clip, 0)
-        if self.max_steps is not None: check_positive_int("max_steps", self.max_steps)
-        if self.max_minutes is not None: check_number("max_minutes", self.max_minutes, 0, low_open=True)
+        check_fields(self, save_every="[0, inf)", seed="[0, inf)", warmup="[0, 1)", weight_decay="[0, inf)", clip="[0, inf)")
 
 # %% ../nbs/42_training.ipynb #opt101
 def adamw(
