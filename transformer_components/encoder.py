@@ -18,7 +18,7 @@ from fastcore.basics import patch
 from torch import nn
 
 from .attention import MultiHeadAttention
-from .core import atomic_write, check_fields, check_positive_int, check_token_ids
+from .core import atomic_write, check_choice, check_fields, check_positive_int, check_token_ids
 from .embeddings import (TokenEmbeddings, load_safetensors, load_safetensors_tensor, read_safetensors_header,
                                                save_safetensors)
 from .positional_encoding import PositionalEncoder
@@ -172,9 +172,7 @@ class TransformerEncoder(nn.Module):
 @patch
 def _check_input(self: TransformerEncoder, tokens, token_positions):
     "Refuse ids that are not `[batch, seq_len]` integers below `vocab_size`, and positions of another length."
-    if not isinstance(tokens, torch.Tensor) or tokens.dim() != 2:
-        raise ValueError(f"tokens must be a [batch, seq_len] tensor of ids, got {getattr(tokens, 'shape', type(tokens).__name__)}")
-    check_token_ids("tokens", tokens, self.config.vocab_size)
+    check_token_ids("tokens", tokens, self.config.vocab_size, shape="[batch, seq_len]")
     if token_positions is not None and check_token_ids("token_positions", token_positions).shape[-1] != tokens.shape[-1]: raise ValueError(
         f"token_positions {tuple(token_positions.shape)} must match tokens {tuple(tokens.shape)}")
 
@@ -395,10 +393,10 @@ def read_model_config(
         raise FileNotFoundError(f"{path}: no such file (a model folder holds config.json, model.safetensors and tokenizer.json)")
     try: cfg = json.loads(path.read_text(encoding="utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as e: raise ValueError(f"{path} is not a JSON file ({e})") from None
-    if not isinstance(cfg, dict) or cfg.get("format") != MODEL_FORMAT:
-        raise ValueError(f"{path} was not written by save_pretrained (format {cfg.get('format') if isinstance(cfg, dict) else None!r})")
-    if cfg.get("version") != MODEL_VERSION:
-        raise ValueError(f"{path} has layout version {cfg.get('version')}; this version of the library reads {MODEL_VERSION}")
+    got = (cfg.get("format"), cfg.get("version")) if isinstance(cfg, dict) else (type(cfg).__name__, None)
+    if got != (MODEL_FORMAT, MODEL_VERSION):
+        raise ValueError(f"{path} was not written by save_pretrained of this version (format {got[0]!r}, version {got[1]!r}; "
+                         f"this library reads format {MODEL_FORMAT!r}, version {MODEL_VERSION})")
     return cfg
 
 # %% ../nbs/41_encoder.ipynb #sav011
@@ -509,10 +507,9 @@ def _bert_files(path: Path) -> tuple[Path, dict]:
     need = ("hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size", "vocab_size", "max_position_embeddings")
     missing = [k for k in need if isinstance(cfg.get(k), bool) or not isinstance(cfg.get(k), int)]
     if missing: raise ValueError(f"{cfg_path} lacks integer {', '.join(missing)}: not a BERT-family config")
-    if cfg.get("hidden_act", "gelu") != "gelu":
-        raise ValueError(f"{cfg_path}: hidden_act={cfg['hidden_act']!r} is not supported; only the exact 'gelu' is")
-    if cfg.get("position_embedding_type", "absolute") != "absolute":
-        raise ValueError(f"{cfg_path}: position_embedding_type={cfg['position_embedding_type']!r} is not supported; only 'absolute' is")
+    supported = {"hidden_act": "gelu", "position_embedding_type": "absolute"}  # exact GELU, learned absolute positions
+    other = {k: cfg[k] for k, v in supported.items() if cfg.get(k, v) != v}
+    if other: raise ValueError(f"{cfg_path}: {other} is not supported; only {supported} is")
     return weights, cfg
 
 # %% ../nbs/41_encoder.ipynb #59a89223

@@ -15,7 +15,7 @@ import torch
 import torch.nn as nn
 from fastcore.basics import patch
 
-from .core import check_choice, check_fields, check_number, check_positive_int, check_positive_ints
+from .core import check_choice, check_fields, check_positive_int, check_positive_ints
 from .positional_encoding import positions_for
 
 # %% auto #0

@@ -26,7 +26,7 @@ import torch.nn.functional as F
 from fastcore.basics import patch
 from fastcore.docments import docments
 
-from .core import (ProgressBar, atomic_write, check_fields, check_number, check_positive_int, cli_errors, command_parser,
+from .core import (ProgressBar, atomic_write, check_fields, check_positive_int, cli_errors, command_parser,
                                          default_device, exclusive_lock, positive_int)
 from .encoder import (ACTIVATIONS, POOLINGS, POSITION_SCHEMES, EncoderConfig, SentimentClassifier, encode_texts,
                                             file_sha256, pad_batch)
@@ -459,12 +459,13 @@ def save_state(self: Trainer):
 def restore(self: Trainer):
     "Load `last.pt` into model, optimizer, schedule and this process's RNG, after checking it belongs to this run."
     st = load_state(self.run.last)
-    if st.get("run_id") != self.run.record["run_id"]: raise CheckpointError(f"{self.run.last} belongs to another run than {self.run.run_json}")
-    if st.get("encoder") != dataclasses.asdict(self.model.config):
-        raise CheckpointError(f"{self.run.last} holds a model with config {st.get('encoder')}, this run builds {dataclasses.asdict(self.model.config)}")
-    if st.get("world_size") != self.world: raise CheckpointError(f"{self.run.last} was written by {st.get('world_size')} processes; resume with the same number, not {self.world}")
-    saved = {k: st["train_config"].get(k) for k in RESUMABLE}
-    if saved != {k: getattr(self.cfg, k) for k in RESUMABLE}: raise CheckpointError(f"{self.run.last} was trained with {saved}; resume with the same values")
+    saved, built = {k: st["train_config"].get(k) for k in RESUMABLE}, dataclasses.asdict(self.model.config)
+    diff = [why for differs, why in (
+        (st.get("run_id") != self.run.record["run_id"], f"belongs to another run than {self.run.run_json}"),
+        (st.get("encoder") != built, f"holds a model with config {st.get('encoder')}, this run builds {built}"),
+        (st.get("world_size") != self.world, f"was written by {st.get('world_size')} processes; resume with the same number, not {self.world}"),
+        (saved != {k: getattr(self.cfg, k) for k in RESUMABLE}, f"was trained with {saved}; resume with the same values")) if differs]
+    if diff: raise CheckpointError(f"{self.run.last} {diff[0]}")
     self.model.load_state_dict(st["model"]); self.opt.load_state_dict(st["optimizer"]); self.sched.load_state_dict(st["scheduler"])
     rng = st["rng"][self.rank]
     torch.set_rng_state(rng["cpu"])
