@@ -21,7 +21,7 @@ from .attention import MultiHeadAttention
 from .core import atomic_write, check_choice, check_fields, check_positive_int, check_token_ids
 from .embeddings import (TokenEmbeddings, load_safetensors, load_safetensors_tensor, read_safetensors_header,
                                                save_safetensors)
-from .positional_encoding import PositionalEncoder
+from .positional_encoding import PositionalEncoder, positions_for
 from .rope import RotaryEmbedding
 
 # %% auto #0
@@ -171,10 +171,9 @@ class TransformerEncoder(nn.Module):
 # %% ../nbs/41_encoder.ipynb #f2635793
 @patch
 def _check_input(self: TransformerEncoder, tokens, token_positions):
-    "Refuse ids that are not `[batch, seq_len]` integers below `vocab_size`, and positions of another length."
+    "Refuse ids that are not `[batch, seq_len]` integers below `vocab_size`, and positions that are not `[seq_len]` or `[batch, seq_len]`."
     check_token_ids("tokens", tokens, self.config.vocab_size, shape="[batch, seq_len]")
-    if token_positions is not None and check_token_ids("token_positions", token_positions).shape[-1] != tokens.shape[-1]: raise ValueError(
-        f"token_positions {tuple(token_positions.shape)} must match tokens {tuple(tokens.shape)}")
+    positions_for(tokens.shape[1], token_positions, batch=tokens.shape[0])  # every scheme's rule for explicit positions
 
 # %% ../nbs/41_encoder.ipynb #50cdf470
 @patch
