@@ -748,10 +748,11 @@ def _build(a, tok: Tokenizer, labels: list[str], device) -> SentimentClassifier:
         return SentimentClassifier(cfg, len(labels), a.pooling, labels).to(device)
     model = SentimentClassifier.from_bert(a.init_from, len(labels), a.pooling, labels, a.dropout)
     c = model.config
-    if tok.vocab_size != c.vocab_size:
-        raise ValueError(f"--init-from {a.init_from} has {c.vocab_size} token vectors but the tokenizer {tok.vocab_size} tokens; use the model's own tokenizer")
-    if tok.token_to_id("[PAD]") != c.pad_id: raise ValueError(f"--init-from {a.init_from} pads with id {c.pad_id} but the tokenizer's [PAD] is {tok.token_to_id('[PAD]')}")
-    if a.max_seq_len > c.max_seq_len: raise ValueError(f"--max-seq-len {a.max_seq_len} exceeds the {c.max_seq_len} positions of --init-from {a.init_from}")
+    clash = [why for differs, why in (
+        (tok.vocab_size != c.vocab_size, f"has {c.vocab_size} token vectors but the tokenizer {tok.vocab_size} tokens; use the model's own tokenizer"),
+        (tok.token_to_id("[PAD]") != c.pad_id, f"pads with id {c.pad_id} but the tokenizer's [PAD] is {tok.token_to_id('[PAD]')}"),
+        (a.max_seq_len > c.max_seq_len, f"has {c.max_seq_len} positions: --max-seq-len {a.max_seq_len} exceeds them")) if differs]
+    if clash: raise ValueError(f"--init-from {a.init_from} {clash[0]}")
     print(f"starting from {a.init_from}: {c.embedding_dim} dims, {c.num_layers} layers, "
           f"{sum(p.numel() for p in model.parameters()) / 1e6:.1f}M parameters", file=sys.stderr)
     return model.to(device)
