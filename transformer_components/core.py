@@ -197,7 +197,7 @@ def check_number(
         raise ValueError(f"{name} must be a finite number {where}, got {value!r}")
     return value
 
-# %% ../nbs/00_core.ipynb #0ebadfaf
+# %% ../nbs/00_core.ipynb #6abc4e5a
 def check_fields(
     obj,  # a dataclass instance whose fields are annotated `int`, `float`, `bool` or `str`, each maybe `| None`
     **rules,  # field name -> an interval such as `"[0, 1)"` for a number (an `int` takes `"(0, inf)"` or `"[0, inf)"`), the choices of a `str`
@@ -223,6 +223,7 @@ def check_token_ids(
     ids: torch.Tensor,  # integer tensor of any shape
     vocab_size: int | None = None,  # ids must lie in `[0, vocab_size)` when given
     shape: str | None = None,  # the expected shape, e.g. `"[batch, seq]"`: its number of dimensions is checked
+    nonnegative: bool = False,  # without a `vocab_size`, still refuse values < 0 (e.g. positions)
 ) -> torch.Tensor:
     "Return `ids` if it is an integer tensor (of `shape`'s rank) with every id in range, else raise `TypeError`/`ValueError`/`IndexError` naming `name`."
     import torch
@@ -231,11 +232,12 @@ def check_token_ids(
         raise TypeError(f"{name} must be a torch.Tensor of integer ids (torch.long or torch.int), got {got}")
     if shape is not None and ids.dim() != shape.count(",") + 1:
         raise ValueError(f"{name} must have shape {shape}, got {tuple(ids.shape)}")
-    if ids.numel() and vocab_size is not None:
-        lo, hi = int(ids.min()), int(ids.max())
-        if lo < 0 or hi >= vocab_size:
+    if ids.numel() and (vocab_size is not None or nonnegative):
+        lo, hi = int(ids.min()), (int(ids.max()) if vocab_size is not None else 0)
+        if lo < 0 or vocab_size is not None and hi >= vocab_size:
             bad = lo if lo < 0 else hi
-            raise IndexError(f"{name} holds id {bad}, outside [0, {vocab_size}) for a vocabulary of {vocab_size}")
+            raise IndexError(f"{name} holds id {bad}, outside [0, {vocab_size}) for a vocabulary of {vocab_size}" if vocab_size is not None
+                             else f"{name} must be >= 0, got {bad}")
     return ids
 
 # %% ../nbs/00_core.ipynb #81350357
