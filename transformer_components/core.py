@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import json
 import math
 import os
 import sys
@@ -19,7 +20,7 @@ from pathlib import Path
 __all__ = ['DATA_ENV', 'positive_int', 'nonnegative_int', 'positive_float', 'fraction', 'default_device', 'find_shared_data',
            'MissingDataError', 'shared_data', 'has_shared_data', 'atomic_write', 'FolderLockedError', 'exclusive_lock',
            'check_positive_int', 'check_positive_ints', 'check_choice', 'check_number', 'check_fields',
-           'check_token_ids', 'ProgressBar', 'CommandParser', 'command_parser', 'cli_errors']
+           'check_token_ids', 'read_json_file', 'ProgressBar', 'CommandParser', 'command_parser', 'cli_errors']
 
 # %% ../nbs/00_core.ipynb #b3d4ae4e
 def default_device() -> torch.device:
@@ -239,6 +240,24 @@ def check_token_ids(
             raise IndexError(f"{name} holds id {bad}, outside [0, {vocab_size}) for a vocabulary of {vocab_size}" if vocab_size is not None
                              else f"{name} must be >= 0, got {bad}")
     return ids
+
+# %% ../nbs/00_core.ipynb #2dd1463f
+def read_json_file(
+    path: str | Path,  # the file
+    what: str,  # what it should be, for the messages, e.g. "the run.json that tc-train writes"
+    expect: dict | None = None,  # keys it must hold with these values, e.g. `{"format": ..., "version": 1}`; given: it must be an object
+    error: type[Exception] = ValueError,  # raised (naming the file) when the file is there but is not `what`
+):
+    "The parsed JSON of `path`; `FileNotFoundError` when it is missing, `error` when it is not JSON or not `what`."
+    path = Path(path)
+    if not path.is_file(): raise FileNotFoundError(f"{path}: no such file (expected {what})")
+    try: data = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as e: raise error(f"{path} is not a JSON file ({e}); expected {what}") from None
+    got = {k: data.get(k) for k in expect} if isinstance(data, dict) and expect is not None else None
+    if expect is not None and got != expect:
+        raise error(f"{path} is not {what}: " + (f"it holds {got}, this library reads {expect}" if got else f"a JSON {type(data).__name__}, not an object"))
+    return data
+
 
 # %% ../nbs/00_core.ipynb #81350357
 class ProgressBar:
