@@ -18,7 +18,7 @@ from fastcore.basics import patch
 from torch import nn
 
 from .attention import MultiHeadAttention
-from .core import atomic_write, check_choice, check_fields, check_positive_int, check_token_ids
+from .core import atomic_write, check_choice, check_fields, check_positive_int, check_token_ids, read_json_file
 from .embeddings import (TokenEmbeddings, load_safetensors, load_safetensors_tensor, read_safetensors_header,
                                                save_safetensors)
 from .positional_encoding import PositionalEncoder, positions_for
@@ -385,18 +385,11 @@ def read_model_config(
 ) -> dict:
     "The parsed `config.json` of a model folder, its format and version checked; an old run folder gets a clear error."
     path = Path(folder) / "config.json"
-    if not path.is_file():
-        if (path.parent / "best.pt").is_file():
-            raise ValueError(f"{path.parent} holds best.pt, the checkpoint format of transformer_components before version 0.1; "
-                             f"this version reads model folders (config.json, model.safetensors, tokenizer.json): train again")
-        raise FileNotFoundError(f"{path}: no such file (a model folder holds config.json, model.safetensors and tokenizer.json)")
-    try: cfg = json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as e: raise ValueError(f"{path} is not a JSON file ({e})") from None
-    got = (cfg.get("format"), cfg.get("version")) if isinstance(cfg, dict) else (type(cfg).__name__, None)
-    if got != (MODEL_FORMAT, MODEL_VERSION):
-        raise ValueError(f"{path} was not written by save_pretrained of this version (format {got[0]!r}, version {got[1]!r}; "
-                         f"this library reads format {MODEL_FORMAT!r}, version {MODEL_VERSION})")
-    return cfg
+    if not path.is_file() and (path.parent / "best.pt").is_file():
+        raise ValueError(f"{path.parent} holds best.pt, the checkpoint format of transformer_components before version 0.1; "
+                         f"this version reads model folders (config.json, model.safetensors, tokenizer.json): train again")
+    return read_json_file(path, "the config.json that save_pretrained writes in a model folder, beside model.safetensors and tokenizer.json",
+                          {"format": MODEL_FORMAT, "version": MODEL_VERSION})
 
 # %% ../nbs/41_encoder.ipynb #sav011
 def model_folder(
@@ -499,10 +492,7 @@ def _bert_files(path: Path) -> tuple[Path, dict]:
     weights = path / "model.safetensors" if path.is_dir() else path
     if not weights.is_file():
         raise FileNotFoundError(f"no safetensors weights at {weights} (convert a pytorch_model.bin to safetensors first)")
-    cfg_path = weights.parent / "config.json"
-    if not cfg_path.is_file(): raise FileNotFoundError(f"no config.json beside {weights}")
-    try: cfg = json.loads(cfg_path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as e: raise ValueError(f"{cfg_path} is not a JSON file ({e})") from None
+    cfg = read_json_file(cfg_path := weights.parent / "config.json", f"the Hugging Face config.json beside {weights}", {})
     need = ("hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size", "vocab_size", "max_position_embeddings")
     missing = [k for k in need if isinstance(cfg.get(k), bool) or not isinstance(cfg.get(k), int)]
     if missing: raise ValueError(f"{cfg_path} lacks integer {', '.join(missing)}: not a BERT-family config")

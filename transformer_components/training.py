@@ -27,7 +27,7 @@ from fastcore.basics import patch
 from fastcore.docments import docments
 
 from .core import (ProgressBar, atomic_write, check_fields, check_positive_int, cli_errors, command_parser,
-                                         default_device, exclusive_lock, positive_int)
+                                         default_device, exclusive_lock, positive_int, read_json_file)
 from .encoder import (ACTIVATIONS, POOLINGS, POSITION_SCHEMES, EncoderConfig, SentimentClassifier, encode_texts,
                                             file_sha256, pad_batch)
 from .sentiment_data import FORMATS, load_sentiment
@@ -266,10 +266,7 @@ class RunFolder:
     def read_record(self) -> dict | None:
         "The parsed `run.json`, or `None` when the folder holds no run."
         if not self.run_json.is_file(): return None
-        try: rec = json.loads(self.run_json.read_text(encoding="utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as e: raise CheckpointError(f"{self.run_json} is not a JSON file ({e})") from None
-        if not isinstance(rec, dict) or rec.get("format") != RUN_FORMAT: raise CheckpointError(f"{self.run_json} was not written by tc-train")
-        return rec
+        return read_json_file(self.run_json, "the run.json that tc-train writes", {"format": RUN_FORMAT}, CheckpointError)
 
 # %% ../nbs/42_training.ipynb #4ee7c29e
 def _differences(saved: dict, new: dict) -> list[str]:
