@@ -217,7 +217,6 @@ def check_fields(
             value = check_number(f.name, value, low, None if high == math.inf else high, rule[0] == "(", rule[-1] == ")")
             object.__setattr__(obj, f.name, value)  # also for a frozen dataclass: `0` becomes `0.0`, a numpy scalar a float
 
-
 # %% ../nbs/00_core.ipynb #53fb4b6b
 def check_token_ids(
     name: str,  # argument name, for the message
@@ -241,7 +240,7 @@ def check_token_ids(
                              else f"{name} must be >= 0, got {bad}")
     return ids
 
-# %% ../nbs/00_core.ipynb #2dd1463f
+# %% ../nbs/00_core.ipynb #b74bae56
 def read_json_file(
     path: str | Path,  # the file
     what: str,  # what it should be, for the messages, e.g. "the run.json that tc-train writes"
@@ -257,7 +256,6 @@ def read_json_file(
     if expect is not None and got != expect:
         raise error(f"{path} is not {what}: " + (f"it holds {got}, this library reads {expect}" if got else f"a JSON {type(data).__name__}, not an object"))
     return data
-
 
 # %% ../nbs/00_core.ipynb #81350357
 class ProgressBar:
