@@ -247,11 +247,11 @@ def read_json_file(
     expect: dict | None = None,  # keys it must hold with these values, e.g. `{"format": ..., "version": 1}`; given: it must be an object
     error: type[Exception] = ValueError,  # raised (naming the file) when the file is there but is not `what`
 ):
-    "The parsed JSON of `path`; `FileNotFoundError` when it is missing, `error` when it is not JSON or not `what`."
+    "The parsed JSON of `path`; `FileNotFoundError` when it is missing, else `error` (\"{path} is not {what}: {why}\") when it is not UTF-8 JSON or not `expect`."
     path = Path(path)
     if not path.is_file(): raise FileNotFoundError(f"{path}: no such file (expected {what})")
     try: data = json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as e: raise error(f"{path} is not a JSON file ({e}); expected {what}") from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as e: raise error(f"{path} is not {what}: not UTF-8 JSON ({e})") from None
     got = {k: data.get(k) for k in expect} if isinstance(data, dict) and expect is not None else None
     if expect is not None and got != expect:
         raise error(f"{path} is not {what}: " + (f"it holds {got}, this library reads {expect}" if got else f"a JSON {type(data).__name__}, not an object"))
