@@ -27,12 +27,10 @@ def _as_float(
 ) -> torch.Tensor:
     "`x` as a floating tensor (integers become the default float dtype), after checking its shape and values."
     hint = f" {shape_hint}" if shape_hint else ""
-    if isinstance(x, (str, bytes)): raise TypeError(f"{name} must be a tensor of numbers{hint}, got {type(x).__name__}")
-    try: t = x if isinstance(x, torch.Tensor) else torch.as_tensor(x)
-    except (TypeError, ValueError, RuntimeError) as e:
-        raise TypeError(f"{name} must be a tensor of numbers{hint}, got {type(x).__name__}") from e
-    if t.dtype == torch.bool or t.is_complex():
-        raise TypeError(f"{name} must hold real numbers{hint}, got dtype {t.dtype}")
+    try: t = None if isinstance(x, (str, bytes)) else x if isinstance(x, torch.Tensor) else torch.as_tensor(x)
+    except (TypeError, ValueError, RuntimeError): t = None
+    if t is None or t.dtype == torch.bool or t.is_complex():
+        raise TypeError(f"{name} must be a tensor of real numbers{hint}, got {type(x).__name__ if t is None else f'dtype {t.dtype}'}")
     if not t.is_floating_point(): t = t.to(torch.get_default_dtype())
     if (ndim is None and t.ndim < 1) or (ndim is not None and t.ndim != ndim):
         want = f"{ndim}-D" if ndim is not None else "at least 1-D"
@@ -56,11 +54,9 @@ def cosine_similarity(
 ) -> torch.Tensor:
     "Cosine of the angle between matching vectors of `a` and `b`: shape `broadcast(a, b)[:-1]`; 0 where a vector is zero."
     a, b = _as_float("a", a, shape_hint="[..., dim]"), _as_float("b", b, shape_hint="[..., dim]")
-    if a.shape[-1] != b.shape[-1]:
-        raise ValueError(f"a and b must have the same last dimension, got shapes {list(a.shape)} and {list(b.shape)}")
-    try: torch.broadcast_shapes(a.shape, b.shape)
-    except RuntimeError as e:
-        raise ValueError(f"a and b must be broadcastable, got shapes {list(a.shape)} and {list(b.shape)}") from e
+    try: torch.broadcast_shapes(a.shape, b.shape); ok = a.shape[-1] == b.shape[-1]
+    except RuntimeError: ok = False
+    if not ok: raise ValueError(f"a and b must be broadcastable, with the same last dimension; got shapes {list(a.shape)} and {list(b.shape)}")
     dtype = torch.promote_types(a.dtype, b.dtype)
     return (_unit(a.to(dtype)) * _unit(b.to(dtype))).sum(-1).clamp(-1, 1)
 
@@ -200,8 +196,7 @@ def pca_2d(
 ):
     "Coordinates `[n, 2]` of the centred points on their first two principal axes (signs fixed; see above)."
     x = _as_float("x", x, ndim=2, shape_hint="[n, dim]")
-    if x.shape[0] < 2: raise ValueError(f"x must hold at least 2 points for a PCA, got {x.shape[0]}")
-    if x.shape[1] < 2: raise ValueError(f"x must have at least 2 features for a 2-D PCA, got {x.shape[1]}")
+    if min(x.shape) < 2: raise ValueError(f"x must hold at least 2 points of at least 2 features for a 2-D PCA, got shape {list(x.shape)}")
     xc = x.double() - x.double().mean(dim=0)
     comps = torch.linalg.svd(xc, full_matrices=False).Vh[:2]
     biggest = comps.gather(1, comps.abs().argmax(dim=1, keepdim=True))

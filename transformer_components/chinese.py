@@ -22,7 +22,7 @@ from typing import Iterable, NamedTuple
 
 from fastcore.basics import patch
 
-from .core import atomic_write, cli_errors, command_parser
+from .core import atomic_write, cli_errors, command_parser, read_json_file
 
 # %% auto #0
 __all__ = ['UNKNOWN_RATE', 'MODEL_FORMAT', 'prefix_dictionary', 'word_dag', 'max_probability_cut', 'UnknownWords',
@@ -795,11 +795,7 @@ def _unknown_from_json(unk: dict, path: Path) -> UnknownWords:
 
 def _read_model(path: Path) -> WordDictionary:
     "The dictionary (with its unknown-word model) of a model file written by `Segmenter.save`."
-    what = f"{path} is not a segmenter model (expected the JSON that `tc-train-segmenter` writes)"
-    try: m = json.loads(path.read_bytes().decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as e: raise ValueError(f"{what}: {e}") from None
-    if not (isinstance(m, dict) and m.get("format") == MODEL_FORMAT): raise ValueError(what)
-    if m.get("version") != 1: raise ValueError(f"{path}: model version {m.get('version')!r}, this library reads version 1")
+    m = read_json_file(path, "a segmenter model (the JSON that `tc-train-segmenter` writes)", {"format": MODEL_FORMAT, "version": 1})
     words, unk = m.get("words"), m.get("unknown")
     if not isinstance(words, dict) or not words or not all(type(f) in (int, float) and f > 0 for f in words.values()):
         raise ValueError(f"{path}: `words` must map each word to a positive frequency")

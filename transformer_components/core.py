@@ -6,18 +6,21 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import json
 import math
 import os
 import sys
 import tempfile
+import typing
 from contextlib import contextmanager
 from pathlib import Path
 
 # %% auto #0
 __all__ = ['DATA_ENV', 'positive_int', 'nonnegative_int', 'positive_float', 'fraction', 'default_device', 'find_shared_data',
            'MissingDataError', 'shared_data', 'has_shared_data', 'atomic_write', 'FolderLockedError', 'exclusive_lock',
-           'check_positive_int', 'check_positive_ints', 'check_choice', 'check_number', 'check_token_ids',
-           'ProgressBar', 'CommandParser', 'command_parser', 'cli_errors']
+           'check_positive_int', 'check_positive_ints', 'check_choice', 'check_number', 'check_fields',
+           'check_token_ids', 'read_json_file', 'ProgressBar', 'CommandParser', 'command_parser', 'cli_errors']
 
 # %% ../nbs/00_core.ipynb #b3d4ae4e
 def default_device() -> torch.device:
@@ -195,12 +198,32 @@ def check_number(
         raise ValueError(f"{name} must be a finite number {where}, got {value!r}")
     return value
 
+# %% ../nbs/00_core.ipynb #6abc4e5a
+def check_fields(
+    obj,  # a dataclass instance whose fields are annotated `int`, `float`, `bool` or `str`, each maybe `| None`
+    **rules,  # field name -> an interval such as `"[0, 1)"` for a number (an `int` takes `"(0, inf)"` or `"[0, inf)"`), the choices of a `str`
+) -> None:
+    "Check every field of `obj` against its annotation and rule (numbers default to `\"(0, inf)\"`), converting `float` fields; raise naming the field."
+    hints = typing.get_type_hints(type(obj))
+    for f in dataclasses.fields(obj):
+        value, kinds, rule = getattr(obj, f.name), typing.get_args(hints[f.name]) or (hints[f.name],), rules.get(f.name, "(0, inf)")
+        if value is None and type(None) in kinds: continue
+        if bool in kinds:
+            if not isinstance(value, bool): raise TypeError(f"{f.name} must be True or False, got {value!r}")
+        elif str in kinds: check_choice(f.name, value, rule)
+        elif float not in kinds: check_positive_int(f.name, value, allow_zero=rule.startswith("[0,"))
+        else:
+            low, high = (float(b) for b in rule[1:-1].split(","))
+            value = check_number(f.name, value, low, None if high == math.inf else high, rule[0] == "(", rule[-1] == ")")
+            object.__setattr__(obj, f.name, value)  # also for a frozen dataclass: `0` becomes `0.0`, a numpy scalar a float
+
 # %% ../nbs/00_core.ipynb #53fb4b6b
 def check_token_ids(
     name: str,  # argument name, for the message
     ids: torch.Tensor,  # integer tensor of any shape
     vocab_size: int | None = None,  # ids must lie in `[0, vocab_size)` when given
     shape: str | None = None,  # the expected shape, e.g. `"[batch, seq]"`: its number of dimensions is checked
+    nonnegative: bool = False,  # without a `vocab_size`, still refuse values < 0 (e.g. positions)
 ) -> torch.Tensor:
     "Return `ids` if it is an integer tensor (of `shape`'s rank) with every id in range, else raise `TypeError`/`ValueError`/`IndexError` naming `name`."
     import torch
@@ -209,12 +232,30 @@ def check_token_ids(
         raise TypeError(f"{name} must be a torch.Tensor of integer ids (torch.long or torch.int), got {got}")
     if shape is not None and ids.dim() != shape.count(",") + 1:
         raise ValueError(f"{name} must have shape {shape}, got {tuple(ids.shape)}")
-    if ids.numel() and vocab_size is not None:
-        lo, hi = int(ids.min()), int(ids.max())
-        if lo < 0 or hi >= vocab_size:
+    if ids.numel() and (vocab_size is not None or nonnegative):
+        lo, hi = int(ids.min()), (int(ids.max()) if vocab_size is not None else 0)
+        if lo < 0 or vocab_size is not None and hi >= vocab_size:
             bad = lo if lo < 0 else hi
-            raise IndexError(f"{name} holds id {bad}, outside [0, {vocab_size}) for a vocabulary of {vocab_size}")
+            raise IndexError(f"{name} holds id {bad}, outside [0, {vocab_size}) for a vocabulary of {vocab_size}" if vocab_size is not None
+                             else f"{name} must be >= 0, got {bad}")
     return ids
+
+# %% ../nbs/00_core.ipynb #b74bae56
+def read_json_file(
+    path: str | Path,  # the file
+    what: str,  # what it should be, for the messages, e.g. "the run.json that tc-train writes"
+    expect: dict | None = None,  # keys it must hold with these values, e.g. `{"format": ..., "version": 1}`; given: it must be an object
+    error: type[Exception] = ValueError,  # raised (naming the file) when the file is there but is not `what`
+):
+    "The parsed JSON of `path`; `FileNotFoundError` when it is missing, else `error` (\"{path} is not {what}: {why}\") when it is not UTF-8 JSON or not `expect`."
+    path = Path(path)
+    if not path.is_file(): raise FileNotFoundError(f"{path}: no such file (expected {what})")
+    try: data = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as e: raise error(f"{path} is not {what}: not UTF-8 JSON ({e})") from None
+    got = {k: data.get(k) for k in expect} if isinstance(data, dict) and expect is not None else None
+    if expect is not None and got != expect:
+        raise error(f"{path} is not {what}: " + (f"it holds {got}, this library reads {expect}" if got else f"a JSON {type(data).__name__}, not an object"))
+    return data
 
 # %% ../nbs/00_core.ipynb #81350357
 class ProgressBar:

@@ -18,10 +18,10 @@ from fastcore.basics import patch
 from torch import nn
 
 from .attention import MultiHeadAttention
-from .core import atomic_write, check_choice, check_number, check_positive_int, check_token_ids
+from .core import atomic_write, check_choice, check_fields, check_positive_int, check_token_ids, read_json_file
 from .embeddings import (TokenEmbeddings, load_safetensors, load_safetensors_tensor, read_safetensors_header,
                                                save_safetensors)
-from .positional_encoding import PositionalEncoder
+from .positional_encoding import PositionalEncoder, positions_for
 from .rope import RotaryEmbedding
 
 # %% auto #0
@@ -95,17 +95,13 @@ class EncoderConfig:
 
     def __post_init__(self):
         "Check every field (filling `ff_dim`), naming the field that is wrong."
-        for name in ("vocab_size", "embedding_dim", "num_heads", "max_seq_len"): check_positive_int(name, getattr(self, name))
-        check_positive_int("num_layers", self.num_layers, allow_zero=True)
-        self.ff_dim = 4 * self.embedding_dim if self.ff_dim is None else check_positive_int("ff_dim", self.ff_dim)
-        self.dropout = check_number("dropout", self.dropout, 0, 1, high_open=True)
-        self.layer_norm_eps = check_number("layer_norm_eps", self.layer_norm_eps, 0, low_open=True)
-        check_choice("positions", self.positions, POSITION_SCHEMES); check_choice("activation", self.activation, ACTIVATIONS)
+        check_fields(self, num_layers="[0, inf)", pad_id="[0, inf)", dropout="[0, 1)", positions=POSITION_SCHEMES, activation=ACTIVATIONS)
+        if self.ff_dim is None: self.ff_dim = 4 * self.embedding_dim
         if self.embedding_dim % self.num_heads:
             raise ValueError(f"num_heads ({self.num_heads}) must divide embedding_dim ({self.embedding_dim})")
         if self.positions == "rotary" and self.head_dim % 2:
             raise ValueError(f"rotary positions need an even head_dim, got {self.embedding_dim} / {self.num_heads} = {self.head_dim}")
-        if self.pad_id is not None and check_positive_int("pad_id", self.pad_id, allow_zero=True) >= self.vocab_size:
+        if self.pad_id is not None and self.pad_id >= self.vocab_size:
             raise ValueError(f"pad_id must lie in [0, {self.vocab_size}), got {self.pad_id}")
 
 # %% ../nbs/41_encoder.ipynb #cfg003
@@ -175,12 +171,9 @@ class TransformerEncoder(nn.Module):
 # %% ../nbs/41_encoder.ipynb #f2635793
 @patch
 def _check_input(self: TransformerEncoder, tokens, token_positions):
-    "Refuse ids that are not `[batch, seq_len]` integers below `vocab_size`, and positions of another length."
-    if not isinstance(tokens, torch.Tensor) or tokens.dim() != 2:
-        raise ValueError(f"tokens must be a [batch, seq_len] tensor of ids, got {getattr(tokens, 'shape', type(tokens).__name__)}")
-    check_token_ids("tokens", tokens, self.config.vocab_size)
-    if token_positions is not None and check_token_ids("token_positions", token_positions).shape[-1] != tokens.shape[-1]: raise ValueError(
-        f"token_positions {tuple(token_positions.shape)} must match tokens {tuple(tokens.shape)}")
+    "Refuse ids that are not `[batch, seq_len]` integers below `vocab_size`, and positions that are not `[seq_len]` or `[batch, seq_len]`."
+    check_token_ids("tokens", tokens, self.config.vocab_size, shape="[batch, seq_len]")
+    positions_for(tokens.shape[1], token_positions, batch=tokens.shape[0])  # every scheme's rule for explicit positions
 
 # %% ../nbs/41_encoder.ipynb #50cdf470
 @patch
@@ -392,18 +385,11 @@ def read_model_config(
 ) -> dict:
     "The parsed `config.json` of a model folder, its format and version checked; an old run folder gets a clear error."
     path = Path(folder) / "config.json"
-    if not path.is_file():
-        if (path.parent / "best.pt").is_file():
-            raise ValueError(f"{path.parent} holds best.pt, the checkpoint format of transformer_components before version 0.1; "
-                             f"this version reads model folders (config.json, model.safetensors, tokenizer.json): train again")
-        raise FileNotFoundError(f"{path}: no such file (a model folder holds config.json, model.safetensors and tokenizer.json)")
-    try: cfg = json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as e: raise ValueError(f"{path} is not a JSON file ({e})") from None
-    if not isinstance(cfg, dict) or cfg.get("format") != MODEL_FORMAT:
-        raise ValueError(f"{path} was not written by save_pretrained (format {cfg.get('format') if isinstance(cfg, dict) else None!r})")
-    if cfg.get("version") != MODEL_VERSION:
-        raise ValueError(f"{path} has layout version {cfg.get('version')}; this version of the library reads {MODEL_VERSION}")
-    return cfg
+    if not path.is_file() and (path.parent / "best.pt").is_file():
+        raise ValueError(f"{path.parent} holds best.pt, the checkpoint format of transformer_components before version 0.1; "
+                         f"this version reads model folders (config.json, model.safetensors, tokenizer.json): train again")
+    return read_json_file(path, "the config.json that save_pretrained writes in a model folder, beside model.safetensors and tokenizer.json",
+                          {"format": MODEL_FORMAT, "version": MODEL_VERSION})
 
 # %% ../nbs/41_encoder.ipynb #sav011
 def model_folder(
@@ -506,17 +492,13 @@ def _bert_files(path: Path) -> tuple[Path, dict]:
     weights = path / "model.safetensors" if path.is_dir() else path
     if not weights.is_file():
         raise FileNotFoundError(f"no safetensors weights at {weights} (convert a pytorch_model.bin to safetensors first)")
-    cfg_path = weights.parent / "config.json"
-    if not cfg_path.is_file(): raise FileNotFoundError(f"no config.json beside {weights}")
-    try: cfg = json.loads(cfg_path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as e: raise ValueError(f"{cfg_path} is not a JSON file ({e})") from None
+    cfg = read_json_file(cfg_path := weights.parent / "config.json", f"the Hugging Face config.json beside {weights}", {})
     need = ("hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size", "vocab_size", "max_position_embeddings")
     missing = [k for k in need if isinstance(cfg.get(k), bool) or not isinstance(cfg.get(k), int)]
     if missing: raise ValueError(f"{cfg_path} lacks integer {', '.join(missing)}: not a BERT-family config")
-    if cfg.get("hidden_act", "gelu") != "gelu":
-        raise ValueError(f"{cfg_path}: hidden_act={cfg['hidden_act']!r} is not supported; only the exact 'gelu' is")
-    if cfg.get("position_embedding_type", "absolute") != "absolute":
-        raise ValueError(f"{cfg_path}: position_embedding_type={cfg['position_embedding_type']!r} is not supported; only 'absolute' is")
+    supported = {"hidden_act": "gelu", "position_embedding_type": "absolute"}  # exact GELU, learned absolute positions
+    other = {k: cfg[k] for k, v in supported.items() if cfg.get(k, v) != v}
+    if other: raise ValueError(f"{cfg_path}: {other} is not supported; only {supported} is")
     return weights, cfg
 
 # %% ../nbs/41_encoder.ipynb #59a89223

@@ -232,13 +232,13 @@ def mask_tokens(
         raise ValueError(f"mlm_probability must lie in [0, 1], mask_fraction and random_fraction in [0, 1] with a sum <= 1; "
                          f"got {mlm_probability}, {mask_fraction}, {random_fraction}")
     special_ids = sorted({int(i) for i in special_ids} | {mask_id})
-    if special_ids[0] < 0 or special_ids[-1] >= vocab_size:
-        raise IndexError(f"mask_id and special_ids must lie in [0, {vocab_size}), got {mask_id} and {special_ids}")
+    if special_ids[0] < 0 or special_ids[-1] >= vocab_size or len(special_ids) == vocab_size:
+        raise IndexError(f"mask_id and special_ids must lie in [0, {vocab_size}), got {mask_id} and {special_ids} "
+                         f"(and at least one id must stay ordinary, to be chosen and drawn)")
     dev = token_ids.device
     special = torch.zeros(vocab_size, dtype=torch.bool, device=dev)
     special[torch.tensor(special_ids, dtype=torch.long, device=dev)] = True
     ordinary = (~special).nonzero().squeeze(1)
-    if ordinary.numel() == 0: raise ValueError("every id is special: no ordinary token can be chosen or drawn")
     def uniform(): return torch.rand(token_ids.shape, generator=generator, device=dev)
     chosen = (uniform() < mlm_probability) & ~special[token_ids]
     u = uniform()  # one draw splits the chosen into [MASK] / random / kept

@@ -153,11 +153,10 @@ def positions_for(
     rows = f"[{batch or 'batch'}"
     if token_positions is not None:
         if not (isinstance(offset, int) and offset == 0): raise ValueError("give either token_positions or offset, not both")
-        check_token_ids("token_positions", token_positions)
+        check_token_ids("token_positions", token_positions, nonnegative=True)
         n = token_positions.shape[0] if token_positions.ndim == 2 else 1  # rows: one serves every row of the batch
         if token_positions.ndim not in (1, 2) or token_positions.shape[-1] != seq_len or n not in (1, batch or n):
             raise ValueError(f"token_positions must be [{seq_len}] or {rows}, {seq_len}], got {tuple(token_positions.shape)}")
-        if token_positions.numel() and int(token_positions.min()) < 0: raise IndexError(f"token_positions must be >= 0, got {int(token_positions.min())}")
         return token_positions
     if isinstance(offset, torch.Tensor):
         check_token_ids("offset", offset)
@@ -184,8 +183,7 @@ def encoding(self: PositionalEncoder,
              token_positions: torch.Tensor,  # positions `[...]`, ints >= 0
             ) -> torch.Tensor:  # `[..., dim]` (float32 for the fixed table)
     "The position vectors alone, `[..., embedding_dim]` (the book chapter's `positional_encoding(token_positions)`)."
-    check_token_ids("token_positions", token_positions)
-    if token_positions.numel() and int(token_positions.min()) < 0: raise IndexError(f"token_positions must be >= 0, got {int(token_positions.min())}")
+    check_token_ids("token_positions", token_positions, nonnegative=True)
     needed = int(token_positions.max()) + 1 if token_positions.numel() else 0
     table = self._table(needed)
     return table[token_positions.to(table.device)]

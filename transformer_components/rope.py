@@ -15,7 +15,7 @@ import torch
 import torch.nn as nn
 from fastcore.basics import patch
 
-from .core import check_choice, check_number, check_positive_int, check_positive_ints
+from .core import check_choice, check_fields, check_positive_int, check_positive_ints
 from .positional_encoding import positions_for
 
 # %% auto #0
@@ -64,11 +64,8 @@ class RopeScaling:
     attention_factor: float | None = None  # yarn: scale of cos and sin (default 0.1 ln s + 1)
 
     def __post_init__(self):
-        check_choice("method", self.method, ROPE_SCALINGS)
-        positive = ("factor", "beta_fast", "beta_slow") + (() if self.attention_factor is None else ("attention_factor",))
-        for name in positive: check_number(name, getattr(self, name), 0, low_open=True)
-        if self.original_max_seq_len is not None: check_positive_int("original_max_seq_len", self.original_max_seq_len)
-        elif self.method in ("dynamic", "yarn"):
+        check_fields(self, method=ROPE_SCALINGS)
+        if self.original_max_seq_len is None and self.method in ("dynamic", "yarn"):
             raise ValueError(f"{self.method!r} scaling needs original_max_seq_len, the length the model was trained on")
 
 # %% ../nbs/12_rope.ipynb #044cde3d

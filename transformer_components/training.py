@@ -26,8 +26,8 @@ import torch.nn.functional as F
 from fastcore.basics import patch
 from fastcore.docments import docments
 
-from .core import (ProgressBar, atomic_write, check_number, check_positive_int, cli_errors, command_parser,
-                                         default_device, exclusive_lock, positive_int)
+from .core import (ProgressBar, atomic_write, check_fields, check_positive_int, cli_errors, command_parser,
+                                         default_device, exclusive_lock, positive_int, read_json_file)
 from .encoder import (ACTIVATIONS, POOLINGS, POSITION_SCHEMES, EncoderConfig, SentimentClassifier, encode_texts,
                                             file_sha256, pad_batch)
 from .sentiment_data import FORMATS, load_sentiment
@@ -98,12 +98,7 @@ class TrainConfig:
     log_every: int = 10  # steps between points of the loss curve
 
     def __post_init__(self):
-        for name in ("epochs", "batch_size", "log_every"): check_positive_int(name, getattr(self, name))
-        for name in ("save_every", "seed"): check_positive_int(name, getattr(self, name), allow_zero=True)
-        check_number("lr", self.lr, 0, low_open=True); check_number("warmup", self.warmup, 0, 1, high_open=True)
-        check_number("weight_decay", self.weight_decay, 0); check_number("clip", self.clip, 0)
-        if self.max_steps is not None: check_positive_int("max_steps", self.max_steps)
-        if self.max_minutes is not None: check_number("max_minutes", self.max_minutes, 0, low_open=True)
+        check_fields(self, save_every="[0, inf)", seed="[0, inf)", warmup="[0, 1)", weight_decay="[0, inf)", clip="[0, inf)")
 
 # %% ../nbs/42_training.ipynb #opt101
 def adamw(
@@ -271,10 +266,7 @@ class RunFolder:
     def read_record(self) -> dict | None:
         "The parsed `run.json`, or `None` when the folder holds no run."
         if not self.run_json.is_file(): return None
-        try: rec = json.loads(self.run_json.read_text(encoding="utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as e: raise CheckpointError(f"{self.run_json} is not a JSON file ({e})") from None
-        if not isinstance(rec, dict) or rec.get("format") != RUN_FORMAT: raise CheckpointError(f"{self.run_json} was not written by tc-train")
-        return rec
+        return read_json_file(self.run_json, "the run.json that tc-train writes", {"format": RUN_FORMAT}, CheckpointError)
 
 # %% ../nbs/42_training.ipynb #4ee7c29e
 def _differences(saved: dict, new: dict) -> list[str]:
@@ -464,12 +456,13 @@ def save_state(self: Trainer):
 def restore(self: Trainer):
     "Load `last.pt` into model, optimizer, schedule and this process's RNG, after checking it belongs to this run."
     st = load_state(self.run.last)
-    if st.get("run_id") != self.run.record["run_id"]: raise CheckpointError(f"{self.run.last} belongs to another run than {self.run.run_json}")
-    if st.get("encoder") != dataclasses.asdict(self.model.config):
-        raise CheckpointError(f"{self.run.last} holds a model with config {st.get('encoder')}, this run builds {dataclasses.asdict(self.model.config)}")
-    if st.get("world_size") != self.world: raise CheckpointError(f"{self.run.last} was written by {st.get('world_size')} processes; resume with the same number, not {self.world}")
-    saved = {k: st["train_config"].get(k) for k in RESUMABLE}
-    if saved != {k: getattr(self.cfg, k) for k in RESUMABLE}: raise CheckpointError(f"{self.run.last} was trained with {saved}; resume with the same values")
+    saved, built = {k: st["train_config"].get(k) for k in RESUMABLE}, dataclasses.asdict(self.model.config)
+    diff = [why for differs, why in (
+        (st.get("run_id") != self.run.record["run_id"], f"belongs to another run than {self.run.run_json}"),
+        (st.get("encoder") != built, f"holds a model with config {st.get('encoder')}, this run builds {built}"),
+        (st.get("world_size") != self.world, f"was written by {st.get('world_size')} processes; resume with the same number, not {self.world}"),
+        (saved != {k: getattr(self.cfg, k) for k in RESUMABLE}, f"was trained with {saved}; resume with the same values")) if differs]
+    if diff: raise CheckpointError(f"{self.run.last} {diff[0]}")
     self.model.load_state_dict(st["model"]); self.opt.load_state_dict(st["optimizer"]); self.sched.load_state_dict(st["scheduler"])
     rng = st["rng"][self.rank]
     torch.set_rng_state(rng["cpu"])
@@ -752,10 +745,11 @@ def _build(a, tok: Tokenizer, labels: list[str], device) -> SentimentClassifier:
         return SentimentClassifier(cfg, len(labels), a.pooling, labels).to(device)
     model = SentimentClassifier.from_bert(a.init_from, len(labels), a.pooling, labels, a.dropout)
     c = model.config
-    if tok.vocab_size != c.vocab_size:
-        raise ValueError(f"--init-from {a.init_from} has {c.vocab_size} token vectors but the tokenizer {tok.vocab_size} tokens; use the model's own tokenizer")
-    if tok.token_to_id("[PAD]") != c.pad_id: raise ValueError(f"--init-from {a.init_from} pads with id {c.pad_id} but the tokenizer's [PAD] is {tok.token_to_id('[PAD]')}")
-    if a.max_seq_len > c.max_seq_len: raise ValueError(f"--max-seq-len {a.max_seq_len} exceeds the {c.max_seq_len} positions of --init-from {a.init_from}")
+    clash = [why for differs, why in (
+        (tok.vocab_size != c.vocab_size, f"has {c.vocab_size} token vectors but the tokenizer {tok.vocab_size} tokens; use the model's own tokenizer"),
+        (tok.token_to_id("[PAD]") != c.pad_id, f"pads with id {c.pad_id} but the tokenizer's [PAD] is {tok.token_to_id('[PAD]')}"),
+        (a.max_seq_len > c.max_seq_len, f"has {c.max_seq_len} positions: --max-seq-len {a.max_seq_len} exceeds them")) if differs]
+    if clash: raise ValueError(f"--init-from {a.init_from} {clash[0]}")
     print(f"starting from {a.init_from}: {c.embedding_dim} dims, {c.num_layers} layers, "
           f"{sum(p.numel() for p in model.parameters()) / 1e6:.1f}M parameters", file=sys.stderr)
     return model.to(device)
