@@ -36,7 +36,7 @@ def test_train_then_tokenize(tmp_path, env):
     from tokenizers import Tokenizer
     corpus = tmp_path / "corpus.txt"
     corpus.write_text("the player is playing and the players played\nshe plays the play again\n" * 200, encoding="utf-8")
-    for model, size in (("bpe", 300), ("wordpiece", 80)):
+    for model, size in (("bpe", 300), ("wordpiece", 80), ("unigram", 60)):
         out = tmp_path / f"{model}.json"
         res = run([script("tc-train-tokenizer"), "--model", model, "--vocab-size", str(size), "--out", str(out), str(corpus)],
                   env=env)
@@ -93,10 +93,26 @@ def test_usage_errors_exit_2(tmp_path, env):
     vocab = _tiny_vocab(tmp_path)
     for args in ([script("tc-tokenize")], [script("tc-tokenize"), "--tokenizer", str(vocab), "--bogus"],
                  [script("tc-train-tokenizer"), "--vocab-size", "many", str(vocab)],
-                 [script("tc-train-tokenizer"), "--model", "unigram", str(vocab)], [script("tc-train-tokenizer")]):
+                 [script("tc-train-tokenizer"), "--model", "sentencepiece", str(vocab)], [script("tc-train-tokenizer")]):
         res = run(args, env=env)
         assert res.returncode == 2, (args, res.stderr)
         assert b"Traceback" not in res.stderr and b"error:" in res.stderr, res.stderr
+
+
+def test_pairs_from_a_tsv_like_hf(data_dir, tmp_path, env):
+    "--pair: each line is two tab-separated texts, encoded as a pair with type ids, as HF encodes them."
+    from tokenizers import Tokenizer
+    path = data_dir / "tokenizers" / "roberta-roberta-base-untyped" / "tokenizer.json"
+    pairs = [("Is it raining?", "It is pouring."), ("", "only the second"), ("a line\u2028separator", "")]
+    res = run([script("tc-tokenize"), "--tokenizer", str(path), "--pair"], "".join(f"{a}\t{b}\n" for a, b in pairs).encode(), env)
+    assert res.returncode == 0, res.stderr
+    hf = Tokenizer.from_file(str(path))
+    assert [json.loads(l) for l in res.stdout.decode().splitlines()] == [
+        {"tokens": e.tokens, "ids": e.ids, "type_ids": e.type_ids} for e in (hf.encode(a, b) for a, b in pairs)]
+    res = run([script("tc-tokenize"), "--tokenizer", str(_tiny_vocab(tmp_path)), "--pair"], b"hello\tworld\nno tab here\n", env)
+    lines = res.stderr.decode().splitlines()
+    assert res.returncode == 1 and lines == ["tc-tokenize: error: stdin line 2 has no tab: with --pair each line is two texts separated by a tab"], lines
+    assert json.loads(res.stdout)["type_ids"] == [0, 0, 0, 1, 1]  # the line before was written
 
 
 def test_empty_training_file_is_refused(tmp_path, env):

@@ -8,6 +8,8 @@ from __future__ import annotations
 import base64
 import struct
 import unicodedata
+from collections import Counter
+from collections.abc import Iterable
 from dataclasses import MISSING, dataclass, field, fields
 from functools import lru_cache
 from itertools import groupby
@@ -17,7 +19,7 @@ import regex
 from .bpe import GPT2_PATTERN, bytes_to_unicode, merge_ids, pretokenize
 from .tokenizer import (WHITE_SPACE, Encoding, Tokenizer, _gaps, _is_word_char, find_added,
                                               read_added_tokens)
-from .unigram import Unigram, UnigramError
+from .unigram import Unigram, UnigramError, train_unigram
 from .wordpiece import (_CJK_RE, _CONTROL_RE, _MARK_RE, _NFD_KEEP, _PUNCT_CLASS, _SPACE_TABLE, _char_class, _lower,
                                               wordpiece_split)
 
@@ -31,7 +33,7 @@ __all__ = ['NFC', 'NFD', 'NFKC', 'NFKD', 'Normalized', 'transform', 'part', 'Uns
            'ProcessorSequence', 'ByteLevelDecoder', 'WordPieceDecoder', 'MetaspaceDecoder', 'BPEDecoder',
            'ByteFallback', 'Fuse', 'StripDecoder', 'ReplaceDecoder', 'CTC', 'DecoderSequence', 'truncate', 'pad_length',
            'pad', 'PaddedEncoding', 'PipelineTokenizer', 'encode', 'encode_batch', 'decode', 'from_json_dict',
-           'to_json_dict']
+           'to_json_dict', 'train']
 
 # %% ../nbs/07_pipeline.ipynb #f0327652
 class Normalized:
@@ -1069,3 +1071,19 @@ def to_json_dict(self: PipelineTokenizer) -> dict:
             **{s: to_json(getattr(self, s)) for s in ("normalizer", "pre_tokenizer", "model", "post_processor", "decoder")}}
 
 PipelineTokenizer.from_json_dict, PipelineTokenizer.to_json_dict = classmethod(from_json_dict), to_json_dict
+
+# %% ../nbs/07_pipeline.ipynb #8cfd0954
+def train(cls,
+          texts: Iterable[str],  # training lines or documents
+          vocab_size: int = 8000,  # pieces in the vocabulary, `unk_token` included
+          unk_token: str = "<unk>",  # the unknown piece, id 0
+          progress=None,  # called as `progress(done, total)` after each pruning round
+          **options,  # more `train_unigram` options: `max_len`, `shrink`, `seed_factor`
+         ) -> PipelineTokenizer:
+    "A SentencePiece-style Unigram tokenizer learnt from `texts`: Metaspace pre-tokenizer and decoder, no normalizer."
+    pre = Metaspace()
+    words = Counter(p.text for t in texts if t for p in pre.pre_tokenize(Normalized(t)))
+    pieces = train_unigram(words, vocab_size, special_tokens=[unk_token], progress=progress, **options)
+    return cls(Unigram([[p, s] for p, s in pieces], unk_id=0), pre_tokenizer=pre, decoder=MetaspaceDecoder())
+
+PipelineTokenizer.train = classmethod(train)

@@ -5,12 +5,14 @@
 # %% ../nbs/09_tokenizer_cli.ipynb #dcdb8e84
 from __future__ import annotations
 
+import inspect
 import json
 import sys
 from collections.abc import Iterable
 from pathlib import Path
 
 from .bpe import BPETokenizer
+from .pipeline import PipelineTokenizer
 from .core import ProgressBar, check_choice, check_positive_int, cli_errors, command_parser
 from .tokenizer import DisallowedSpecialToken, Encoding, Tokenizer
 from .tokenizer_loading import _existing_file, load_tokenizer
@@ -22,10 +24,14 @@ __all__ = ['TRAINERS', 'tokenize_stream', 'special_option', 'tc_tokenize', 'read
            'tc_train_tokenizer']
 
 # %% ../nbs/09_tokenizer_cli.ipynb #a2608f85
-def _encode_line(tok: Tokenizer, raw: bytes, n: int, allowed_special, disallowed_special) -> Encoding:
-    "The `Encoding` of stdin line `n` without its line ending; `ValueError` naming the line for bad UTF-8 or disallowed special text."
-    try: return tok.encode(raw.decode("utf-8").removesuffix("\n").removesuffix("\r"),
-                           allowed_special=allowed_special, disallowed_special=disallowed_special)
+def _encode_line(tok: Tokenizer, raw: bytes, n: int, allowed_special, disallowed_special, pair: bool = False) -> Encoding:
+    "The `Encoding` of stdin line `n` without its line ending (with `pair`: of its two tab-separated texts as a pair); `ValueError` naming the line for bad input."
+    try:
+        text = raw.decode("utf-8").removesuffix("\n").removesuffix("\r")
+        if not pair: return tok.encode(text, allowed_special=allowed_special, disallowed_special=disallowed_special)
+        first, tab, second = text.partition("\t")
+        if not tab: raise ValueError(f"stdin line {n} has no tab: with --pair each line is two texts separated by a tab")
+        return tok.encode(first, pair=second, allowed_special=allowed_special, disallowed_special=disallowed_special)
     except UnicodeDecodeError as e:
         raise ValueError(f"stdin line {n} is not valid UTF-8 (byte {e.start + 1} of the line: {raw[e.start:e.start + 1]!r})") from None
     except DisallowedSpecialToken as e:
@@ -40,18 +46,19 @@ def tokenize_stream(
     flush: bool = False,  # flush `out` after every line (interactive pipes)
     allowed_special="none",  # passed to `encode`: special tokens whose text becomes the token
     disallowed_special="all",  # passed to `encode`: special tokens whose text is an error
+    pair: bool = False,  # each line is two texts separated by a tab, encoded as a pair (with `type_ids` in the output)
 ) -> int:
     "Write `{\"tokens\": [...], \"ids\": [...]}` for every line as it arrives; return the number of lines."
     n = 0
     for n, raw in enumerate(lines, 1):
-        enc = _encode_line(tok, raw, n, allowed_special, disallowed_special)
+        enc = _encode_line(tok, raw, n, allowed_special, disallowed_special, pair)
+        row = {"tokens": enc.tokens, "ids": enc.ids} | ({"type_ids": enc.type_ids} if pair else {})
         try:
-            out.write(json.dumps({"tokens": enc.tokens, "ids": enc.ids}, ensure_ascii=False) + "\n")
+            out.write(json.dumps(row, ensure_ascii=False) + "\n")
             if flush: out.flush()
-        except BrokenPipeError: raise  # the reader left: the command line stops quietly
-        except OSError as e:  # a full disk: name the stream, which the error does not
-            if e.filename is None: raise OSError(e.errno, e.strerror, getattr(out, "name", "output")) from None
-            raise
+        except OSError as e:  # a full disk: name the stream, which the error does not (a broken pipe: the reader left, the command stops quietly)
+            if e.filename is None and not isinstance(e, BrokenPipeError): e = OSError(e.errno, e.strerror, getattr(out, "name", "output"))
+            raise e from None
     return n
 
 # %% ../nbs/09_tokenizer_cli.ipynb #02b65d37
@@ -71,7 +78,7 @@ def special_option(
 
 # %% ../nbs/09_tokenizer_cli.ipynb #cd8cba94
 def tc_tokenize(argv: list[str] | None = None):  # arguments (default: the command line)
-    "Tokenize UTF-8 lines from stdin: one JSON object `{\"tokens\": [...], \"ids\": [...]}` per input line."
+    "Tokenize UTF-8 lines (or tab-separated pairs) from stdin: one JSON object `{\"tokens\": [...], \"ids\": [...]}` per input line."
     p = command_parser("tc-tokenize", "Tokenize UTF-8 lines from stdin: one JSON object {\"tokens\": [...], \"ids\": [...]} "
                        "per input line, written as soon as the line is read.",
                        "example:\n  echo 'Hello, world!' | tc-tokenize --tokenizer vocab.txt")
@@ -82,12 +89,16 @@ def tc_tokenize(argv: list[str] | None = None):  # arguments (default: the comma
                    help="special tokens whose text is encoded as that token (a LIST is comma-separated)")
     p.add_argument("--disallowed-special", default="all", metavar="all|none|LIST",
                    help="special tokens whose text is an error (all: every one not allowed; the others are ordinary text)")
+    p.add_argument("--pair", action="store_true",
+                   help="each line is two texts separated by a tab (TSV), encoded as a pair; type_ids are written too")
     args = p.parse_args(argv)
     with cli_errors("tc-tokenize"):
         tok = load_tokenizer(args.tokenizer, args.merges)
+        if args.pair and "pair" not in inspect.signature(tok.encode).parameters:
+            raise ValueError(f"--pair: a {type(tok).__name__} encodes one text at a time; pairs need a tokenizer.json or a BERT vocab.txt")
         allowed, disallowed = (special_option(v, o, tok) for v, o in ((args.allowed_special, "--allowed-special"),
                                                                        (args.disallowed_special, "--disallowed-special")))
-        tokenize_stream(tok, sys.stdin.buffer, sys.stdout, flush=True, allowed_special=allowed, disallowed_special=disallowed)
+        tokenize_stream(tok, sys.stdin.buffer, sys.stdout, flush=True, allowed_special=allowed, disallowed_special=disallowed, pair=args.pair)
 
 # %% ../nbs/09_tokenizer_cli.ipynb #13623b3c
 def read_training_files(
@@ -106,19 +117,20 @@ def read_training_files(
     return lines
 
 # %% ../nbs/09_tokenizer_cli.ipynb #dcfa8768
-TRAINERS = {"bpe": (BPETokenizer, {}), "wordpiece": (WordPiece, {}), "word": (WordTokenizer, {"oov_token": "[UNK]"})}  # --model -> class, options
+TRAINERS = {"bpe": (BPETokenizer, {}), "wordpiece": (WordPiece, {}), "unigram": (PipelineTokenizer, {}),
+            "word": (WordTokenizer, {"oov_token": "[UNK]"})}  # --model -> class, options
 
 def train_tokenizer(
-    model: str,  # "bpe", "wordpiece" or "word"
+    model: str,  # "bpe", "wordpiece", "unigram" or "word"
     vocab_size: int,  # size of the vocabulary to learn (special tokens and base symbols included)
     texts: list[str],  # training text, e.g. from `read_training_files`
     show_progress: bool = True,  # draw a progress bar on stderr
 ) -> Tokenizer:
-    "Train a byte-level BPE, a WordPiece or a word-level tokenizer on `texts` with its class's `train`."
+    "Train a byte-level BPE, a WordPiece, a SentencePiece-style Unigram or a word-level tokenizer on `texts` with its class's `train`."
     cls, options = TRAINERS[check_choice("--model", model, tuple(TRAINERS))]
     check_positive_int("--vocab-size", vocab_size)
     bar = ProgressBar(vocab_size, f"training {model}") if show_progress else None
-    def tick(done, total):  # BPE counts merges, WordPiece vocabulary entries, the word tokenizer texts
+    def tick(done, total):  # BPE counts merges, WordPiece vocabulary entries, Unigram pruned pieces, the word tokenizer texts
         bar.total = max(total, 1); bar.update(done)
     try: return cls.train(texts, vocab_size, progress=tick if bar else None, **options)
     finally:
@@ -126,9 +138,10 @@ def train_tokenizer(
 
 # %% ../nbs/09_tokenizer_cli.ipynb #96b51b69
 def tc_train_tokenizer(argv: list[str] | None = None):  # arguments (default: the command line)
-    "Train a BPE, WordPiece or word-level tokenizer on text files and save it (a `tokenizer.json` HF `tokenizers` can load)."
-    p = command_parser("tc-train-tokenizer", "Train a byte-level BPE, a WordPiece or a word-level tokenizer on UTF-8 text files and "
-                       "write it: BPE and WordPiece as a tokenizer.json that Hugging Face tokenizers can load, word as its own JSON.",
+    "Train a BPE, WordPiece, Unigram or word-level tokenizer on text files and save it (a `tokenizer.json` HF `tokenizers` can load)."
+    p = command_parser("tc-train-tokenizer", "Train a byte-level BPE, a WordPiece, a SentencePiece-style Unigram or a word-level tokenizer "
+                       "on UTF-8 text files and write it: BPE, WordPiece and Unigram as a tokenizer.json that Hugging Face tokenizers "
+                       "can load, word as its own JSON.",
                        "example:\n  tc-train-tokenizer corpus.txt --model wordpiece --vocab-size 8000 --out tokenizer.json")
     p.add_argument("files", nargs="+", metavar="FILE", help="UTF-8 text files to train on")
     p.add_argument("--model", choices=list(TRAINERS), default="bpe", help="the kind of tokenizer")

@@ -141,10 +141,12 @@ def train_unigram(
     max_len: int = 16,  # the longest piece, in characters
     shrink: float = 0.75,  # the share of pieces each pruning round keeps
     seed_factor: int = 10,  # candidates to start from, per piece wanted
+    special_tokens: list[str] = (),  # pieces placed first with score 0 (as HF's trainer does), counted in `vocab_size`
+    progress=None,  # called as `progress(pieces pruned, pieces to prune)` after each pruning round
 ) -> list[tuple[str, float]]:
-    "`(piece, score)` of a Unigram vocabulary learnt from `words` by EM and pruning, highest score first."
-    chars = {c for w in words for c in w}
-    if vocab_size < len(chars): raise ValueError(f"vocab_size {vocab_size} is below the {len(chars)} characters of the text")
+    "`(piece, score)` of a Unigram vocabulary learnt from `words` by EM and pruning: `special_tokens`, then the highest score first."
+    chars, size = {c for w in words for c in w}, vocab_size - len(special_tokens)
+    if size < len(chars): raise ValueError(f"vocab_size {vocab_size} is below the {len(chars)} characters of the text and {len(special_tokens)} special tokens")
     subs = Counter()
     for w, f in words.items():
         for s in range(len(w)):
@@ -152,8 +154,10 @@ def train_unigram(
     seeds = [p for p, _ in sorted(subs.items(), key=lambda kv: kv[1] * len(kv[0]), reverse=True)[:seed_factor * vocab_size]]
     total = sum(subs[p] for p in seeds) + sum(words.values())
     scores = {p: math.log(subs[p] / total) for p in seeds} | {c: math.log(1 / total) for c in chars}
+    start = len(scores)
     while True:
         for _ in range(2): scores = em_step(words, scores, chars, max_len)
-        if len(scores) <= vocab_size: break
-        scores = prune(words, scores, chars, max(vocab_size, int(len(scores) * shrink)), max_len)
-    return sorted(scores.items(), key=lambda kv: kv[1], reverse=True)
+        if len(scores) <= size: break
+        scores = prune(words, scores, chars, max(size, int(len(scores) * shrink)), max_len)
+        if progress: progress(start - len(scores), start - size)
+    return [(t, 0.0) for t in special_tokens] + sorted(scores.items(), key=lambda kv: kv[1], reverse=True)
