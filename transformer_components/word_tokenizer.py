@@ -343,9 +343,8 @@ def from_json_dict(cls: WordTokenizer,
                    where: str = "<dict>",  # the file it came from, for messages
                   ) -> WordTokenizer:
     "The tokenizer `d` describes; `ValueError` naming `where` when `d` is not a WordTokenizer file."
-    if not isinstance(d, dict) or d.get("format") != _FORMAT:
-        raise ValueError(f"{where} is not a WordTokenizer file (no \"format\": \"{_FORMAT}\")")
-    if d.get("version") != 1: raise ValueError(f"{where}: unsupported WordTokenizer file version {d.get('version')!r}")
+    if not isinstance(d, dict) or (d.get("format"), d.get("version")) != (_FORMAT, 1):
+        raise ValueError(f"{where} is not a WordTokenizer file of version 1 (it needs \"format\": \"{_FORMAT}\", \"version\": 1)")
     try:
         cfg = d["config"]
         if d.get("word_index"):  # a fixed vocabulary (`from_vocab`), which has no num_words
