@@ -16,27 +16,27 @@ __all__ = ['create_padding_mask', 'create_look_ahead_mask', 'real_token_mask', '
 
 # %% ../nbs/20_masks.ipynb #d48df77f
 def create_padding_mask(
-    padded_token_ids: torch.Tensor,  # `[batch, seq]` integer ids, padded with `pad_id`
+    token_ids: torch.Tensor,  # `[batch, seq]` integer ids, padded with `pad_id`
     pad_id: int = 0,  # the id used for padding
 ) -> torch.Tensor:
     """Padding mask, 1.0 = a real token: `[batch, seq]` float, `1.0` for a token and `0.0` for padding (the blog post's convention).
 
     Convention: 1 = token (keep). `(1 - mask) * -1e9` is the blog post's additive bias; our bool mask is
     `mask.bool()[:, None, None, :]`, which is what `real_token_mask` returns directly."""
-    check_token_ids("padded_token_ids", padded_token_ids)
-    return (padded_token_ids != pad_id).float()
+    check_token_ids("token_ids", token_ids)
+    return (token_ids != pad_id).float()
 
 # %% ../nbs/20_masks.ipynb #55945223
 def create_look_ahead_mask(
-    sequence_length: int,  # number of positions T
+    seq_len: int,  # number of positions T
     device: torch.device | str | None = None,  # where to build it (default: the CPU)
 ) -> torch.Tensor:
     """Look-ahead mask, True = blocked: `[T, T]` bool, `True` above the diagonal, on the future positions to hide (the blog post's convention).
 
     Convention: True = blocked (as in `nn.MultiheadAttention`'s bool `attn_mask`). Our convention is its
     negation: `~create_look_ahead_mask(T)` equals `causal_mask(T)`."""
-    check_positive_int("sequence_length", sequence_length)
-    return torch.ones(sequence_length, sequence_length, dtype=torch.bool, device=device).triu(diagonal=1)
+    check_positive_int("seq_len", seq_len)
+    return torch.ones(seq_len, seq_len, dtype=torch.bool, device=device).triu(diagonal=1)
 
 # %% ../nbs/20_masks.ipynb #6018531d
 def real_token_mask(
