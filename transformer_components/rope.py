@@ -405,4 +405,4 @@ def _rotate_fast(self: RotaryEmbedding, x, cos, sin):
             warnings.warn(f"RotaryEmbedding: torch.compile failed ({type(e).__name__}: {str(e)[:200]}); using the eager path",
                           RuntimeWarning, stacklevel=3)
             self.compile, self.fast = False, True  # the eager kernels from now on
-    return apply_rotary(x, cos, sin, self.layout, out=torch.empty_like(x))
+    return _rotate_into(x, cos, sin, self.layout, torch.empty_like(x))  # the module checked the layout and sizes
