@@ -292,9 +292,10 @@ def test_bad_input_errors(tmp_path, trained, env):
     assert res.returncode == 2 and "argument --epochs: must be an integer > 0" in res.stderr
 
 
-def test_readers_never_see_a_half_swapped_run(tmp_path):
+def test_readers_never_see_a_half_swapped_run(tmp_path, monkeypatch):
     "A reader loading a run's best model while the trainer swaps in new ones never fails (issue 26: 64 of 545 did)."
     import threading
+    monkeypatch.setattr(os, "fsync", lambda fd: None)  # durability is not what is tested here: swap faster
     from transformer_components.encoder import EncoderConfig, SentimentClassifier
     from transformer_components.training import RunFolder
     from transformer_components.wordpiece import WordPiece
@@ -305,7 +306,7 @@ def test_readers_never_see_a_half_swapped_run(tmp_path):
     swaps, failures, loads, done = 0, [], 0, threading.Event()
     def swap():
         nonlocal swaps
-        while swaps < 150 or loads < 500: swaps += 1; run.save_best(model, swaps, {})
+        while swaps < 100 or loads < 500: swaps += 1; run.save_best(model, swaps, {})
         done.set()
     t = threading.Thread(target=swap); t.start()
     while not done.is_set():
@@ -313,4 +314,4 @@ def test_readers_never_see_a_half_swapped_run(tmp_path):
         except Exception as e: failures.append(repr(e))
         loads += 1
     t.join()
-    assert swaps >= 150 and loads >= 500 and failures == [], (swaps, loads, failures[:3])
+    assert swaps >= 100 and loads >= 500 and failures == [], (swaps, loads, failures[:3])
