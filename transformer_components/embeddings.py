@@ -200,7 +200,7 @@ def _read_header(path: Path) -> tuple[dict, dict, int]:
         f"{size} bytes, fewer than the 8-byte header length" if n is None else f"header length {n} > {size - 8} bytes left"))
     with open(path, "rb") as f: f.seek(8); raw = f.read(n)
     try: header = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as e: raise ValueError(f"{path}: the header is not valid UTF-8 JSON ({e})") from None
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e: raise ValueError(f"{path}: the header is not valid UTF-8 JSON ({e})") from None
     if not isinstance(header, dict) or not isinstance(header.get("__metadata__") or {}, dict):
         raise ValueError(f"{path}: the header and its __metadata__ must be JSON objects")
     metadata = header.pop("__metadata__", None) or {}
