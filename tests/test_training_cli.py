@@ -290,3 +290,28 @@ def test_bad_input_errors(tmp_path, trained, env):
     one_line_error(run([script("tc-eval"), "--model", tmp_path / "nodir", "--data", rt], env), "tc-eval", "no such folder")
     res = run([script("tc-train"), "--train", rt, "--out", tmp_path / "o", "--epochs", "0"], env)
     assert res.returncode == 2 and "argument --epochs: must be an integer > 0" in res.stderr
+
+
+def test_readers_never_see_a_half_swapped_run(tmp_path, monkeypatch):
+    "A reader loading a run's best model while the trainer swaps in new ones never fails (issue 26: 64 of 545 did)."
+    import threading
+    monkeypatch.setattr(os, "fsync", lambda fd: None)  # durability is not what is tested here: swap faster
+    from transformer_components.encoder import EncoderConfig, SentimentClassifier
+    from transformer_components.training import RunFolder
+    from transformer_components.wordpiece import WordPiece
+    tok = WordPiece(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "good", "bad"])
+    model = SentimentClassifier(EncoderConfig(tok.vocab_size, 8, num_layers=1, num_heads=2, max_seq_len=8))
+    run = RunFolder(tmp_path / "run").start({"data": {"train": {"source": "t"}}, "tokenizer": {"source": "t"}}, tok)
+    run.save_best(model, 0, {})
+    swaps, failures, loads, done = 0, [], 0, threading.Event()
+    def swap():
+        nonlocal swaps
+        while swaps < 100 or loads < 500: swaps += 1; run.save_best(model, swaps, {})
+        done.set()
+    t = threading.Thread(target=swap); t.start()
+    while not done.is_set():
+        try: SentimentClassifier.from_pretrained(run.path)
+        except Exception as e: failures.append(repr(e))
+        loads += 1
+    t.join()
+    assert swaps >= 100 and loads >= 500 and failures == [], (swaps, loads, failures[:3])

@@ -181,14 +181,13 @@ _ST_DTYPES = {"F64": torch.float64, "F32": torch.float32, "F16": torch.float16, 
               "BOOL": torch.bool}
 
 def _check_entry(path, name, e, data_len):
-    if not (isinstance(e, dict) and {"dtype", "shape", "data_offsets"} <= e.keys()):
-        raise ValueError(f"{path}: entry {name!r} lacks dtype/shape/data_offsets")
-    if e["dtype"] not in _ST_DTYPES: raise ValueError(f"{path}: tensor {name!r} has dtype {e['dtype']!r}; supported: {', '.join(_ST_DTYPES)}")
-    begin, end = e["data_offsets"]
-    nbytes = math.prod(e["shape"]) * _ST_DTYPES[e["dtype"]].itemsize
-    if not (0 <= begin <= end <= data_len) or end - begin != nbytes:
-        raise ValueError(f"{path}: tensor {name!r} has data_offsets {[begin, end]}, but shape {e['shape']} of {e['dtype']} needs {nbytes} "
-                         f"bytes within the {data_len}-byte data section (is the file truncated?)")
+    "Refuse an entry that is not `{dtype, shape, data_offsets: [begin, end]}` with its bytes inside the data section."
+    try:
+        (begin, end), nbytes = e["data_offsets"], math.prod(e["shape"]) * _ST_DTYPES[e["dtype"]].itemsize
+        fits = 0 <= begin <= end <= data_len and end - begin == nbytes
+    except (KeyError, TypeError, ValueError): fits, nbytes = False, "?"  # a missing key, an unknown dtype, offsets that are not two numbers
+    if not fits: raise ValueError(f"{path}: tensor {name!r} is {str(e)[:200]}; it needs a dtype ({', '.join(_ST_DTYPES)}), a shape and "
+                                  f"data_offsets [begin, end] that hold its {nbytes} bytes within the {data_len}-byte data section (is the file truncated?)")
 
 # %% ../nbs/10_embeddings.ipynb #9412d4d4
 def _read_header(path: Path) -> tuple[dict, dict, int]:
@@ -196,13 +195,14 @@ def _read_header(path: Path) -> tuple[dict, dict, int]:
     if sys.byteorder != "little": raise NotImplementedError("reading safetensors needs a little-endian machine")
     size = path.stat().st_size
     with open(path, "rb") as f: head = f.read(8)
-    if len(head) < 8: raise ValueError(f"{path} is truncated: {size} bytes, fewer than the 8-byte header length")
-    (n,) = struct.unpack("<Q", head)
-    if n > size - 8: raise ValueError(f"{path} is truncated or not safetensors: header length {n} > {size - 8} bytes left")
+    n = struct.unpack("<Q", head)[0] if len(head) == 8 else None
+    if n is None or n > size - 8: raise ValueError(f"{path} is truncated or not safetensors: " + (
+        f"{size} bytes, fewer than the 8-byte header length" if n is None else f"header length {n} > {size - 8} bytes left"))
     with open(path, "rb") as f: f.seek(8); raw = f.read(n)
     try: header = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as e: raise ValueError(f"{path}: the header is not valid UTF-8 JSON ({e})") from None
-    if not isinstance(header, dict): raise ValueError(f"{path}: the header must be a JSON object")
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e: raise ValueError(f"{path}: the header is not valid UTF-8 JSON ({e})") from None
+    if not isinstance(header, dict) or not isinstance(header.get("__metadata__") or {}, dict):
+        raise ValueError(f"{path}: the header and its __metadata__ must be JSON objects")
     metadata = header.pop("__metadata__", None) or {}
     for name, e in header.items(): _check_entry(path, name, e, size - 8 - n)
     return header, metadata, 8 + n

@@ -9,6 +9,7 @@ import dataclasses
 import hashlib
 import json
 import math
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,11 +26,11 @@ from .positional_encoding import PositionalEncoder, positions_for
 from .rope import RotaryEmbedding
 
 # %% auto #0
-__all__ = ['POSITION_SCHEMES', 'ACTIVATIONS', 'POOLINGS', 'MODEL_FORMAT', 'MODEL_VERSION', 'BERT_WORD_EMBEDDINGS',
-           'PositionScheme', 'LearnedPositions', 'SinusoidalPositions', 'RotaryPositions', 'ALiBiPositions',
-           'EncoderConfig', 'EncoderBlock', 'TransformerEncoder', 't5_bucket', 'T5Bias', 'cheap_dropout', 'Unpadding',
-           'SentimentClassifier', 'file_sha256', 'read_model_config', 'model_folder', 'encode_texts', 'pad_batch',
-           'load_bert_weights', 'plot_attention']
+__all__ = ['POSITION_SCHEMES', 'ACTIVATIONS', 'POOLINGS', 'MODEL_FORMAT', 'MODEL_VERSION', 'MODEL_CONFIG_KEYS',
+           'BERT_WORD_EMBEDDINGS', 'PositionScheme', 'LearnedPositions', 'SinusoidalPositions', 'RotaryPositions',
+           'ALiBiPositions', 'EncoderConfig', 'EncoderBlock', 'TransformerEncoder', 't5_bucket', 'T5Bias',
+           'cheap_dropout', 'Unpadding', 'SentimentClassifier', 'file_sha256', 'read_model_config', 'model_folder',
+           'encode_texts', 'pad_batch', 'load_bert_weights', 'plot_attention']
 
 # %% ../nbs/41_encoder.ipynb #07c15ce8
 class PositionScheme(nn.Module):
@@ -317,6 +318,7 @@ class SentimentClassifier(nn.Module):
                  labels: list[str] | None = None,  # class names in index order (default: "0", "1", ...)
                 ):
         super().__init__()
+        if config.pad_id is None: raise ValueError("a SentimentClassifier pads its batches: config.pad_id must be a token id, not None")
         self.num_classes, self.pooling = check_positive_int("num_classes", num_classes), check_choice("pooling", pooling, POOLINGS)
         self.labels = [str(i) for i in range(num_classes)] if labels is None else list(labels)
         if len(self.labels) != num_classes or len(set(self.labels)) != num_classes or not all(isinstance(l, str) for l in self.labels):
@@ -353,7 +355,7 @@ def forward(self: SentimentClassifier,
 
 # %% ../nbs/41_encoder.ipynb #sav002
 MODEL_FORMAT = "transformer_components/sentiment-classifier"  # the `format` entry of every config.json we write
-MODEL_VERSION = 1  # bumped when the folder layout changes
+MODEL_VERSION = 2  # bumped when the folder layout changes (2: config.json carries its own sha256)
 
 def file_sha256(path: str | Path) -> str:
     "SHA-256 of a file's bytes, hex."
@@ -363,12 +365,16 @@ def file_sha256(path: str | Path) -> str:
     return h.hexdigest()
 
 # %% ../nbs/41_encoder.ipynb #sav003
+def _config_sha256(cfg: dict) -> str:
+    "SHA-256 of a model config's entries other than `sha256`, as canonical JSON: the digest that signs config.json."
+    return hashlib.sha256(json.dumps({k: v for k, v in cfg.items() if k != "sha256"}, sort_keys=True).encode()).hexdigest()
+
 @patch
 def save_pretrained(self: SentimentClassifier,
                     folder: str | Path,  # created when missing; existing files are replaced
                     tokenizer=None,  # the tokenizer the ids come from (anything with `save(path)`), stored as tokenizer.json
                    ) -> Path:
-    "Write `config.json`, `model.safetensors` and `tokenizer.json` into `folder`; returns the folder."
+    "Write `config.json` (signed by its own sha256), `model.safetensors` and `tokenizer.json` into `folder`; returns the folder."
     folder = Path(folder); folder.mkdir(parents=True, exist_ok=True)
     files = {"model.safetensors": save_safetensors(self.state_dict(), folder / "model.safetensors", {"format": MODEL_FORMAT})}
     if tokenizer is not None:
@@ -376,31 +382,41 @@ def save_pretrained(self: SentimentClassifier,
         files["tokenizer.json"] = file_sha256(folder / "tokenizer.json")
     cfg = {"format": MODEL_FORMAT, "version": MODEL_VERSION, "encoder": dataclasses.asdict(self.config),
            "num_classes": self.num_classes, "pooling": self.pooling, "labels": self.labels, "files": files}
+    cfg["sha256"] = _config_sha256(cfg)
     with atomic_write(folder / "config.json") as f: json.dump(cfg, f, indent=1)
     return folder
 
 # %% ../nbs/41_encoder.ipynb #sav004
+MODEL_CONFIG_KEYS = {"format": str, "version": int, "encoder": dict, "num_classes": int, "pooling": str, "labels": list,
+                     "files": dict, "sha256": str}  # every entry of a model's config.json and its JSON type
+
 def read_model_config(
     folder: str | Path,  # a folder written by `save_pretrained`
 ) -> dict:
-    "The parsed `config.json` of a model folder, its format and version checked; an old run folder gets a clear error."
+    "The parsed `config.json` of a model folder: format, version, every key's type and its own sha256 checked, naming the key."
     path = Path(folder) / "config.json"
     if not path.is_file() and (path.parent / "best.pt").is_file():
         raise ValueError(f"{path.parent} holds best.pt, the checkpoint format of transformer_components before version 0.1; "
                          f"this version reads model folders (config.json, model.safetensors, tokenizer.json): train again")
-    return read_json_file(path, "the config.json that save_pretrained writes in a model folder, beside model.safetensors and tokenizer.json",
-                          {"format": MODEL_FORMAT, "version": MODEL_VERSION})
+    what = "the config.json that save_pretrained writes in a model folder, beside model.safetensors and tokenizer.json"
+    try: cfg = read_json_file(path, what, {"format": MODEL_FORMAT, "version": MODEL_VERSION})
+    except RecursionError: raise ValueError(f"{path} is not {what}: it is nested too deeply") from None
+    bad = next((k for k in [*MODEL_CONFIG_KEYS, *cfg] if not isinstance(cfg.get(k), MODEL_CONFIG_KEYS.get(k, ()))), None)
+    if bad: raise ValueError(f"{path}: " + (f"unknown key {bad!r}" if bad not in MODEL_CONFIG_KEYS else f"{bad!r} must be a {MODEL_CONFIG_KEYS[bad].__name__}, got "
+                                            + (type(cfg[bad]).__name__ if bad in cfg else "nothing (the key is missing)")))
+    if cfg["sha256"] != _config_sha256(cfg): raise ValueError(f"{path} was changed after it was saved: its entries do not match its sha256")
+    return cfg
 
 # %% ../nbs/41_encoder.ipynb #sav011
 def model_folder(
     path: str | Path,  # a model folder, or a `tc-train` run folder
 ) -> Path:
-    "`path` when it holds a model (`config.json`), else the best model of the run folder it is (named by its `best.json`)."
+    "`path` when it holds a model (`config.json`), else the best model of the run folder it is: `models/step-N`, named by its `best.json`."
     path, pointer = Path(path), Path(path) / "best.json"
     if (path / "config.json").is_file() or not pointer.is_file(): return path
-    try: return path / json.loads(pointer.read_text(encoding="utf-8"))["model"]
-    except (UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError) as e:
-        raise ValueError(f"{pointer} does not name a model folder ({type(e).__name__}: {e})") from None
+    model = read_json_file(pointer, "the best.json that tc-train writes in a run folder", {}).get("model")
+    if not re.fullmatch(r"models/step-\d+", str(model)): raise ValueError(f"{pointer} names {model!r}, not a model folder models/step-N of its run")
+    return path / model
 
 # %% ../nbs/41_encoder.ipynb #6d67d183
 def _load_checked_tokenizer(folder: Path, cfg: dict, vocab_size: int):
@@ -408,7 +424,6 @@ def _load_checked_tokenizer(folder: Path, cfg: dict, vocab_size: int):
     from transformer_components.tokenizer_loading import load_tokenizer
     path = folder / "tokenizer.json"
     if "tokenizer.json" not in cfg["files"]: return None
-    if not path.is_file(): raise FileNotFoundError(f"{path}: missing (config.json names it)")
     if file_sha256(path) != cfg["files"]["tokenizer.json"]:
         raise ValueError(f"{path} is not the tokenizer saved with this model (its sha256 differs from config.json's)")
     tok = load_tokenizer(path)
@@ -416,14 +431,11 @@ def _load_checked_tokenizer(folder: Path, cfg: dict, vocab_size: int):
         raise ValueError(f"{path} has {tok.vocab_size} tokens but the model has {vocab_size} token vectors")
     return tok
 
-@patch(cls_method=True)
-def from_pretrained(cls: SentimentClassifier,
-                    folder: str | Path,  # written by `save_pretrained`, or a `tc-train` run folder (its best model)
-                    device: torch.device | str | None = None,  # where to put the model (default: the CPU)
-                   ) -> SentimentClassifier:
-    "The classifier of a model folder, in evaluation mode, with `.tokenizer` set; every file is checked against its digest."
-    cfg = read_model_config(folder := model_folder(folder))
-    model = cls(EncoderConfig.from_dict(cfg["encoder"]), cfg["num_classes"], cfg["pooling"], cfg["labels"])
+def _load_model_folder(cls, folder: Path, device) -> SentimentClassifier:
+    "The classifier of one model folder, every file checked against the digests of its signed config.json."
+    cfg = read_model_config(folder)
+    try: model = cls(EncoderConfig.from_dict(cfg["encoder"]), cfg["num_classes"], cfg["pooling"], cfg["labels"])
+    except (TypeError, ValueError) as e: raise ValueError(f"{folder / 'config.json'}: {e}") from None
     tensors, meta = load_safetensors(folder / "model.safetensors")
     if meta.get("sha256") != cfg["files"].get("model.safetensors"):
         raise ValueError(f"{folder / 'model.safetensors'} is not the weights file saved with {folder / 'config.json'} (digests differ)")
@@ -431,6 +443,18 @@ def from_pretrained(cls: SentimentClassifier,
     except RuntimeError as e: raise ValueError(f"{folder / 'model.safetensors'} does not fit config.json: {str(e)[:300]}") from None
     model.tokenizer = _load_checked_tokenizer(folder, cfg, model.config.vocab_size)
     return model.to(device or "cpu").eval()
+
+@patch(cls_method=True)
+def from_pretrained(cls: SentimentClassifier,
+                    folder: str | Path,  # written by `save_pretrained`, or a `tc-train` run folder (its best model)
+                    device: torch.device | str | None = None,  # where to put the model (default: the CPU)
+                   ) -> SentimentClassifier:
+    "The classifier of a model folder, in evaluation mode, with `.tokenizer` set; every file, config.json included, is checked against its digest."
+    while True:
+        path = model_folder(folder)
+        try: return _load_model_folder(cls, path, device)
+        except FileNotFoundError:  # training swapped in a new best model and deleted this one while we read it: read the new one
+            if model_folder(folder) == path: raise
 
 # %% ../nbs/41_encoder.ipynb #428a19fc
 def encode_texts(
@@ -474,7 +498,7 @@ def predict_proba(self: SentimentClassifier,
     if empty is not None: raise ValueError(f"text {empty + 1} is empty: there is nothing to classify")
     ids, dev, out = encode_texts(self.tokenizer, texts, self.config.max_seq_len), next(self.parameters()).device, []
     with torch.no_grad():
-        for s in range(0, len(ids), batch_size):
+        for s in range(0, len(ids), check_positive_int("batch_size", batch_size)):
             out.append(self(pad_batch(ids[s : s + batch_size], self.config.pad_id).to(dev)).softmax(-1).cpu())
     return torch.cat(out) if out else torch.empty(0, self.num_classes)
 

@@ -29,7 +29,7 @@ from fastcore.docments import docments
 from .core import (ProgressBar, atomic_write, check_fields, check_positive_int, cli_errors, command_parser,
                                          default_device, exclusive_lock, positive_int, read_json_file)
 from .encoder import (ACTIVATIONS, POOLINGS, POSITION_SCHEMES, EncoderConfig, SentimentClassifier, encode_texts,
-                                            file_sha256, pad_batch)
+                                            file_sha256, model_folder, pad_batch)
 from .sentiment_data import FORMATS, load_sentiment
 from .tokenizer import Tokenizer
 from .tokenizer_loading import load_tokenizer
@@ -282,9 +282,9 @@ def _differences(saved: dict, new: dict) -> list[str]:
 @patch
 def collect_garbage(self: RunFolder):
     "Delete model folders `best.json` does not name, and temporary files of interrupted writes."
-    keep = json.loads(self.best.read_text(encoding="utf-8"))["model"] if self.best.is_file() else None
+    keep = model_folder(self.path) if self.best.is_file() else None  # the one reader of best.json
     for f in (self.path / "models").glob("*") if (self.path / "models").is_dir() else []:
-        if f"models/{f.name}" != keep: shutil.rmtree(f, ignore_errors=True)
+        if f != keep: shutil.rmtree(f, ignore_errors=True)
     for f in [*self.path.glob(".*.tmp"), *self.path.glob("models/*/.*.tmp")]: f.unlink(missing_ok=True)
 
 # %% ../nbs/42_training.ipynb #74e8aaf7
