@@ -17,11 +17,11 @@ from contextlib import contextmanager
 from pathlib import Path
 
 # %% auto #0
-__all__ = ['DATA_ENV', 'positive_int', 'nonnegative_int', 'positive_float', 'fraction', 'tc_train_main', 'tc_eval_main',
-           'tc_predict_main', 'default_device', 'find_shared_data', 'MissingDataError', 'shared_data',
-           'has_shared_data', 'atomic_write', 'FolderLockedError', 'exclusive_lock', 'check_positive_int',
-           'check_positive_ints', 'check_choice', 'check_number', 'check_fields', 'check_token_ids', 'read_json_file',
-           'ProgressBar', 'CommandParser', 'command_parser', 'cli_errors', 'utf8_lines', 'lazy_command']
+__all__ = ['DATA_ENV', 'positive_int', 'nonnegative_int', 'positive_float', 'fraction', 'default_device', 'find_shared_data',
+           'MissingDataError', 'shared_data', 'has_shared_data', 'atomic_write', 'FolderLockedError', 'exclusive_lock',
+           'check_positive_int', 'check_positive_ints', 'check_choice', 'check_number', 'check_fields',
+           'check_token_ids', 'read_json_file', 'ProgressBar', 'CommandParser', 'command_parser', 'cli_errors',
+           'utf8_lines', 'lazy_command']
 
 # %% ../nbs/00_core.ipynb #b3d4ae4e
 def default_device() -> torch.device:
@@ -395,5 +395,5 @@ def lazy_command(
         with cli_errors(prog): return getattr(importlib.import_module(f"transformer_components.{module}"), prog.replace("-", "_"))()
     return main
 
-tc_train_main, tc_eval_main, tc_predict_main = (lazy_command(p, "training") for p in ("tc-train", "tc-eval", "tc-predict"))
+_tc_train, _tc_eval, _tc_predict = (lazy_command(p, "training") for p in ("tc-train", "tc-eval", "tc-predict"))
 
