@@ -306,7 +306,7 @@ def _entry_point(name):
 def test_sigint_at_any_moment_of_start_up(tmp_path, env, delay):
     "Ctrl-C while torch loads, the data is read or the first steps run: one line, status 130."
     data = toy_file(tmp_path / "train.tsv", 300)
-    p = subprocess.Popen([*_entry_point("tc-train"), "--train", data, "--out", tmp_path / "out", *SMALL],
+    p = subprocess.Popen([*_entry_point("tc-train"), "--train", data, "--out", tmp_path / "out", "--epochs", "1000", *SMALL],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     time.sleep(delay)
     p.send_signal(signal.SIGINT)
