@@ -188,3 +188,15 @@ def test_pku_with_the_official_list_as_dict(env):
     ours = sighan_score(gold, pred, d)
     fmm = sighan_score(gold, [forward_maximum_matching("".join(g), d) for g in gold], d)
     assert ours.f1 >= 0.935 and ours.f1 > fmm.f1 and ours.oov_recall >= 0.6, (ours, fmm)
+
+
+def test_dictionary_from_a_pipe(env):
+    "`--dict <(...)`: a pipe is read as a file (once: it is not cached)."
+    r, w = os.pipe()
+    p = subprocess.Popen([_exe(), "--dict", f"/dev/fd/{r}"], pass_fds=(r,), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, env=env)
+    os.close(r)
+    with os.fdopen(w, "wb") as f: f.write("北京 10\n大学 10\n北京大学 1\n".encode("utf-8"))
+    out, err = p.communicate("北京大学\n".encode("utf-8"), timeout=120)
+    assert p.returncode == 0, err.decode("utf-8", "replace")
+    assert out.decode("utf-8") == "北京 大学\n"

@@ -315,3 +315,38 @@ def test_readers_never_see_a_half_swapped_run(tmp_path, monkeypatch):
         loads += 1
     t.join()
     assert swaps >= 100 and loads >= 500 and failures == [], (swaps, loads, failures[:3])
+
+
+def _entry_point(name):
+    "The command line pip's wrapper runs for console script `name`, read from settings.ini (the installed script may predate it)."
+    import configparser
+    cfg = configparser.ConfigParser()
+    cfg.read(os.path.join(os.path.dirname(__file__), "..", "settings.ini"))
+    target = dict(line.strip().split("=") for line in cfg["DEFAULT"]["console_scripts"].splitlines() if line.strip())[name]
+    module, func = target.split(":")
+    return [sys.executable, "-c", f"import sys; from {module} import {func}; sys.exit({func}())"]
+
+
+@pytest.mark.parametrize("delay", [0.3, 1.0, 3.0])
+def test_sigint_at_any_moment_of_start_up(tmp_path, env, delay):
+    "Ctrl-C while torch loads, the data is read or the first steps run: one line, status 130."
+    data = toy_file(tmp_path / "train.tsv", 300)
+    p = subprocess.Popen([*_entry_point("tc-train"), "--train", data, "--out", tmp_path / "out", "--epochs", "1000", *SMALL],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    time.sleep(delay)
+    p.send_signal(signal.SIGINT)
+    _, err = p.communicate(timeout=120)
+    assert p.returncode == 130 and err.strip().splitlines()[-1] == "tc-train: interrupted", (p.returncode, err[-2000:])
+    assert "Traceback" not in err, err[-2000:]
+
+
+def test_file_options_read_pipes(trained, env):
+    "`--data <(...)`: a pipe is read as a file."
+    out, data = trained
+    r, w = os.pipe()
+    proc = subprocess.Popen([script("tc-eval"), "--model", out, "--data", f"/dev/fd/{r}"], pass_fds=(r,),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    os.close(r)
+    with os.fdopen(w, "wb") as f: f.write(data.read_bytes())
+    stdout, stderr = proc.communicate(timeout=180)
+    assert proc.returncode == 0 and json.loads(stdout.splitlines()[-1])["n"] == 300, stderr[-2000:]

@@ -22,7 +22,7 @@ from typing import Iterable, NamedTuple
 
 from fastcore.basics import patch
 
-from .core import atomic_write, cli_errors, command_parser, read_json_file
+from .core import atomic_write, cli_errors, command_parser, read_json_file, utf8_lines
 
 # %% auto #0
 __all__ = ['UNKNOWN_RATE', 'MODEL_FORMAT', 'prefix_dictionary', 'word_dag', 'max_probability_cut', 'UnknownWords',
@@ -608,9 +608,9 @@ def _write_cache(cache: Path, d: WordDictionary):
 # %% ../nbs/03_chinese.ipynb #cef9017f
 def _cached(path: Path, cache_dir: str | Path | None, kind: str, build) -> WordDictionary:
     "`build(path)`, through the cache of compiled forms keyed by the file's SHA-256 (`kind`: `dictionary` or `model`)."
-    if not path.is_file(): raise FileNotFoundError(f"{kind} file not found: {path}")
+    if not path.exists() or path.is_dir(): raise FileNotFoundError(f"{kind} file not found: {path}")
     cache = None
-    if cache_dir is not False:
+    if cache_dir is not False and path.is_file():  # a pipe (`--dict <(...)`) can be read once only: no cache key, no cache
         name = f"{kind}-{_file_key(path.read_bytes())}-v{_CACHE_VERSION}.marshal"
         cache = Path(cache_dir or default_cache_dir())/name
         try: d = _from_cache(cache.read_bytes())
@@ -812,17 +812,6 @@ def load(cls: Segmenter,
     "The segmenter saved in `path`."
     return cls(_cached(Path(path), cache_dir, "model", _read_model))
 
-# %% ../nbs/03_chinese.ipynb #4a94539b
-def _input_lines(src, name: str = "stdin"):
-    "Text lines of the binary stream `src`, split at `\\n` only (`\\r\\n` and a leading BOM dropped); a line that is not UTF-8 raises `ValueError`."
-    for n, raw in enumerate(src, 1):
-        if raw.endswith(b"\n"): raw = raw[:-2] if raw.endswith(b"\r\n") else raw[:-1]
-        try: line = raw.decode("utf-8")
-        except UnicodeDecodeError as e:
-            raise ValueError(f"{name} line {n} is not valid UTF-8 (byte {e.start + 1} of the line: {e.reason}); "
-                             "convert it, e.g. with iconv") from None
-        yield line[1:] if n == 1 and line.startswith("\ufeff") else line
-
 # %% ../nbs/03_chinese.ipynb #3eb8156d
 def _read_all(lines) -> tuple[list[str], ValueError | None]:
     "All of `lines` up to the first bad one, and its error (`None` if there is none)."
@@ -834,7 +823,7 @@ def _read_all(lines) -> tuple[list[str], ValueError | None]:
 # %% ../nbs/03_chinese.ipynb #c80a1e21
 def _segment_lines(seg: Segmenter, src, out, adapt: bool = False):
     "Write each line of the binary stream `src`, segmented, to the binary stream `out`; with `adapt`, read all lines first and `adapt` to them."
-    lines, error = _input_lines(src), None
+    lines, error = utf8_lines(src), None
     if adapt: lines, error = _read_all(lines); seg.adapt(lines)
     interactive = out.isatty()
     try:

@@ -20,7 +20,8 @@ from pathlib import Path
 __all__ = ['DATA_ENV', 'positive_int', 'nonnegative_int', 'positive_float', 'fraction', 'default_device', 'find_shared_data',
            'MissingDataError', 'shared_data', 'has_shared_data', 'atomic_write', 'FolderLockedError', 'exclusive_lock',
            'check_positive_int', 'check_positive_ints', 'check_choice', 'check_number', 'check_fields',
-           'check_token_ids', 'read_json_file', 'ProgressBar', 'CommandParser', 'command_parser', 'cli_errors']
+           'check_token_ids', 'read_json_file', 'ProgressBar', 'CommandParser', 'command_parser', 'cli_errors',
+           'utf8_lines', 'lazy_command']
 
 # %% ../nbs/00_core.ipynb #b3d4ae4e
 def default_device() -> torch.device:
@@ -249,7 +250,7 @@ def read_json_file(
 ):
     "The parsed JSON of `path`; `FileNotFoundError` when it is missing, else `error` (\"{path} is not {what}: {why}\") when it is not UTF-8 JSON or not `expect`."
     path = Path(path)
-    if not path.is_file(): raise FileNotFoundError(f"{path}: no such file (expected {what})")
+    if not path.exists() or path.is_dir(): raise FileNotFoundError(f"{path}: no such file (expected {what})")  # a pipe is a file
     try: data = json.loads(path.read_text(encoding="utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as e: raise error(f"{path} is not {what}: not UTF-8 JSON ({e})") from None
     got = {k: data.get(k) for k in expect} if isinstance(data, dict) and expect is not None else None
@@ -367,3 +368,32 @@ def cli_errors(
         sys.stderr.write(f"{prog}: interrupted\n"); sys.exit(130)
     except OSError as e: sys.exit(f"{prog}: error: {_os_error_text(e)}")
     except (ValueError, TypeError) as e: sys.exit(f"{prog}: error: {e}")
+
+# %% ../nbs/00_core.ipynb #3dd2ce50
+def utf8_lines(
+    src,  # a binary stream, e.g. `sys.stdin.buffer` or a file opened with "rb"
+    name: str = "stdin",  # what to call it in the message
+):
+    "Text lines of `src`, split at `\\n` only (`\\r\\n` and a leading BOM dropped); a line that is not UTF-8 raises `ValueError` naming `name` and the line."
+    for n, raw in enumerate(src, 1):
+        if raw.endswith(b"\n"): raw = raw[:-2] if raw.endswith(b"\r\n") else raw[:-1]
+        try: line = raw.decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise ValueError(f"{name} line {n} is not valid UTF-8 (byte {e.start + 1} of the line: {e.reason}); "
+                             "convert it, e.g. with iconv") from None
+        yield line[1:] if n == 1 and line.startswith("\ufeff") else line
+
+
+# %% ../nbs/00_core.ipynb #9cd0d265
+def lazy_command(
+    prog: str,  # the console script's name, e.g. `"tc-train"`; its function is the same name with underscores
+    module: str,  # the module of that function, e.g. `"training"`
+):
+    "A console script's entry point that imports `module` only when run, inside `cli_errors(prog)`."
+    def main():
+        import importlib
+        with cli_errors(prog): return getattr(importlib.import_module(f"transformer_components.{module}"), prog.replace("-", "_"))()
+    return main
+
+_tc_train, _tc_eval, _tc_predict = (lazy_command(p, "training") for p in ("tc-train", "tc-eval", "tc-predict"))
+

@@ -182,7 +182,7 @@ def read_sentiment_file(
 ) -> SentimentData:
     "Read labelled sentences; a bad row raises `SentimentDataError` naming file and line unless `skip_bad_rows`."
     path = Path(path)
-    if not path.is_file(): raise SentimentDataError(f"{path}: no such file")
+    if not path.exists() or path.is_dir(): raise SentimentDataError(f"{path}: {'a folder, not a file' if path.is_dir() else 'no such file'}")  # pipes are files
     text = _decode(path.read_bytes(), str(path), encoding).removeprefix("\ufeff")  # a byte-order mark is not text
     # "\n" only: str.splitlines() would also break on U+0085 and U+2028 inside sentences
     lines = [(n, l.rstrip("\r")) for n, l in enumerate(text.split("\n"), 1) if l.strip()]

@@ -27,7 +27,7 @@ from fastcore.basics import patch
 from fastcore.docments import docments
 
 from .core import (ProgressBar, atomic_write, check_fields, check_positive_int, cli_errors, command_parser,
-                                         default_device, exclusive_lock, positive_int, read_json_file)
+                                         default_device, exclusive_lock, positive_int, read_json_file, utf8_lines)
 from .encoder import (ACTIVATIONS, POOLINGS, POSITION_SCHEMES, EncoderConfig, SentimentClassifier, encode_texts,
                                             file_sha256, model_folder, pad_batch)
 from .sentiment_data import FORMATS, load_sentiment
@@ -673,10 +673,13 @@ def _data(a) -> tuple[tuple[list, list], tuple[list, list], dict, list[str]]:
     texts, labels, sources = data.texts, data.labels, {"train": source(a.train)}
     counts = ", ".join(f"{c}: {data.labels.count(i):,}" for i, c in enumerate(data.classes))
     print(f"--train {a.train}: {len(texts):,} sentences in {len(data.classes)} classes ({counts})", file=sys.stderr)
+    if len(set(labels)) == 1: print(f"tc-train: note: every row of --train {a.train} has the class {data.classes[labels[0]]}: "
+                                    "the model can only learn to answer it", file=sys.stderr)
     if a.valid:
         v = _read(a.valid, "--valid", a.file_format, a.encoding, a.skip_bad_rows, "validation", classes=data.classes)
         sources["valid"] = source(a.valid)
         return (texts, labels), (v.texts, v.labels), sources, data.classes
+    if len(texts) < 2: raise ValueError(f"--train {a.train} has 1 sentence: too few to hold 5% out for validation; add rows or give --valid")
     order = torch.randperm(len(texts), generator=torch.Generator().manual_seed(a.seed)).tolist()
     cut = max(1, len(texts) // 20)
     pick = lambda idx: ([texts[i] for i in idx], [labels[i] for i in idx])
@@ -810,8 +813,11 @@ def confusion_table(
 
 # %% ../nbs/42_training.ipynb #ff415fc0
 def _model_arg(path: str) -> Path:
-    "`--model`: an existing folder (a missing one is named as such, not as a missing file inside it)."
-    if not Path(path).is_dir(): raise FileNotFoundError(2, "no such folder (give a tc-train run folder or a model folder)", path)
+    "`--model`: an existing model or run folder (a missing one, or a run without a best model, is named as such)."
+    p = Path(path)  # a run without best.json would otherwise be read as a model folder lacking config.json
+    why = ("no such folder (give a tc-train run folder or a model folder)" if not p.is_dir() else "a run folder with no best model yet "
+           "(tc-train saves one after its first validation)" if (p / "run.json").is_file() and not (p / "best.json").exists() else None)
+    if why: raise FileNotFoundError(2, why, path)
     return Path(path)
 
 def tc_eval(argv: list[str] | None = None):  # arguments (default: the command line)
@@ -835,11 +841,11 @@ def tc_eval(argv: list[str] | None = None):  # arguments (default: the command l
 
 # %% ../nbs/42_training.ipynb #prd103
 def _input_lines(a):
-    "`(line number, text)` of the sentences to classify: the arguments, else the lines of `--input` / stdin."
+    "`(line number, text)` of the sentences to classify: the arguments, else the lines of `--input` / stdin (see `utf8_lines`)."
     if a.texts: yield from enumerate(a.texts, 1); return
-    f = sys.stdin if a.input in (None, "-") else open(a.input, encoding="utf-8-sig", newline=None)
-    with f if f is not sys.stdin else contextlib.nullcontext():
-        for n, line in enumerate(f, 1): yield n, line.rstrip("\n")
+    stdin = a.input in (None, "-")
+    with contextlib.nullcontext(sys.stdin.buffer) if stdin else open(a.input, "rb") as f:
+        yield from enumerate(utf8_lines(f, "stdin" if stdin else a.input), 1)
 
 def _write_predictions(model, batch, as_json):
     for (n, text), pred in zip(batch, model.predict([t for _, t in batch])):
