@@ -38,9 +38,9 @@ def _json_class(d, path: Path) -> type[Tokenizer]:
 
 # %% ../nbs/08_load_tokenizer.ipynb #lt000009
 def _existing_file(path: str | Path) -> Path:
-    "`path` as a `Path`, if it is a file; `FileNotFoundError` naming it otherwise."
+    "`path` as a `Path`, if it exists and is no folder (a pipe such as `<(...)` is read like a file); `FileNotFoundError` naming it otherwise."
     path = Path(path)
-    if path.is_file(): return path
+    if path.exists() and not path.is_dir(): return path
     raise FileNotFoundError(f"{path}: {'a folder, not a file' if path.is_dir() else 'no such file'}")
 
 def load_tokenizer(
