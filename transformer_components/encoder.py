@@ -404,7 +404,8 @@ def read_model_config(
     bad = next((k for k in [*MODEL_CONFIG_KEYS, *cfg] if not isinstance(cfg.get(k), MODEL_CONFIG_KEYS.get(k, ()))), None)
     if bad: raise ValueError(f"{path}: " + (f"unknown key {bad!r}" if bad not in MODEL_CONFIG_KEYS else f"{bad!r} must be a {MODEL_CONFIG_KEYS[bad].__name__}, got "
                                             + (type(cfg[bad]).__name__ if bad in cfg else "nothing (the key is missing)")))
-    if cfg["sha256"] != _config_sha256(cfg): raise ValueError(f"{path} was changed after it was saved: its entries do not match its sha256")
+    if cfg["sha256"] != _config_sha256(cfg) or path.read_bytes() != json.dumps(cfg, indent=1).encode():  # a value, or only a byte
+        raise ValueError(f"{path} was changed after it was saved: it is not the file its sha256 signs")
     return cfg
 
 # %% ../nbs/41_encoder.ipynb #sav011
