@@ -252,7 +252,8 @@ def read_json_file(
     path = Path(path)
     if not path.exists() or path.is_dir(): raise FileNotFoundError(f"{path}: no such file (expected {what})")  # a pipe is a file
     try: data = json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as e: raise error(f"{path} is not {what}: not UTF-8 JSON ({e})") from None
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:
+        raise error(f"{path} is not {what}: " + ("it is nested too deeply" if isinstance(e, RecursionError) else f"not UTF-8 JSON ({e})")) from None
     got = {k: data.get(k) for k in expect} if isinstance(data, dict) and expect is not None else None
     if expect is not None and got != expect:
         raise error(f"{path} is not {what}: " + (f"it holds {got}, this library reads {expect}" if got else f"a JSON {type(data).__name__}, not an object"))

@@ -399,8 +399,7 @@ def read_model_config(
         raise ValueError(f"{path.parent} holds best.pt, the checkpoint format of transformer_components before version 0.1; "
                          f"this version reads model folders (config.json, model.safetensors, tokenizer.json): train again")
     what = "the config.json that save_pretrained writes in a model folder, beside model.safetensors and tokenizer.json"
-    try: cfg = read_json_file(path, what, {"format": MODEL_FORMAT, "version": MODEL_VERSION})
-    except RecursionError: raise ValueError(f"{path} is not {what}: it is nested too deeply") from None
+    cfg = read_json_file(path, what, {"format": MODEL_FORMAT, "version": MODEL_VERSION})
     bad = next((k for k in [*MODEL_CONFIG_KEYS, *cfg] if not isinstance(cfg.get(k), MODEL_CONFIG_KEYS.get(k, ()))), None)
     if bad: raise ValueError(f"{path}: " + (f"unknown key {bad!r}" if bad not in MODEL_CONFIG_KEYS else f"{bad!r} must be a {MODEL_CONFIG_KEYS[bad].__name__}, got "
                                             + (type(cfg[bad]).__name__ if bad in cfg else "nothing (the key is missing)")))
