@@ -21,7 +21,7 @@ from fastcore.basics import patch
 from .core import atomic_write, check_positive_int
 
 # %% auto #0
-__all__ = ['WHITE_SPACE', 'Tokenizer', 'Encoding', 'AddedToken', 'added_token_json', 'parse_added_token',
+__all__ = ['WHITE_SPACE', 'Tokenizer', 'Encoding', 'pair_encoding', 'AddedToken', 'added_token_json', 'parse_added_token',
            'DisallowedSpecialToken', 'find_added', 'read_added_tokens', 'tokenizer_json_model']
 
 # %% ../nbs/01_tokenizer.ipynb #tk000017
@@ -30,8 +30,9 @@ class Tokenizer:
     _vocab: dict[str, int]  # token -> id, set by the subclass
     _id_token: dict[int, str]  # id -> token, set by the subclass
 
-    def encode(self, text: str, allowed_special="none", disallowed_special="all") -> Encoding:
-        "The `Encoding` of `text`: ids, tokens and their character offsets (special tokens: see below)."
+    def encode(self, text: str, pair: str | None = None, add_special_tokens: bool = True,
+               allowed_special="none", disallowed_special="all") -> Encoding:
+        "The `Encoding` of `text` (and `pair`, type ids 1): ids, tokens and their character offsets (special tokens: see below)."
         raise NotImplementedError(f"{type(self).__name__} does not implement encode")
 
     def decode(self, ids: Iterable[int]) -> str:
@@ -102,6 +103,12 @@ def offsets(self: Encoding) -> list[tuple[int, int]]:
     "`(start, end)` of each token: `text[start:end]` is what it covers; `(0, 0)` for added special tokens."
     if getattr(self, "_offsets", None) is None: self._offsets = self._source._offsets(self._inputs)
     return self._offsets
+
+# %% ../nbs/01_tokenizer.ipynb #50775159
+def pair_encoding(first: Encoding, second: Encoding) -> Encoding:
+    "`first` then `second` as one `Encoding` of a text pair: type ids 0 then 1; offsets stay in each own text."
+    return Encoding(list(first) + list(second), first.tokens + second.tokens, first.offsets + second.offsets,
+                    [0] * len(first) + [1] * len(second))
 
 # %% ../nbs/01_tokenizer.ipynb #tk000041
 def _as_int(
