@@ -10,7 +10,7 @@ from collections.abc import Iterable, Sequence
 from fastcore.basics import patch
 
 from .core import check_choice, check_positive_int
-from .tokenizer import AddedToken, Encoding, Tokenizer, _Added, _as_int, added_token_json, parse_added_token
+from .tokenizer import AddedToken, Encoding, Tokenizer, _Added, _as_int, added_token_json, pair_encoding, parse_added_token
 
 # %% auto #0
 __all__ = ['KERAS_FILTERS', 'text_to_word_sequence', 'WordTokenizer', 'UnknownWordError', 'pad_sequences']
@@ -172,13 +172,26 @@ def sequences_to_texts(self: WordTokenizer,
 def _plain_ids(self: WordTokenizer, text: str) -> list[int]: return self._ids(text, "text")
 
 @patch
+def _encode_text(self: WordTokenizer, text: str, where: str, allowed_special, disallowed_special) -> Encoding:
+    "The `Encoding` of one text; `where` names it in errors."
+    if not isinstance(text, str): raise TypeError(f"{where} must be a str, got {type(text).__name__}")
+    segs = self._split_added(text, allowed_special, disallowed_special) if self._added else None
+    if segs is None: return Encoding.lazy(self._ids(text, where), self, text)
+    return Encoding.lazy(self._segment_ids(text, segs, lambda piece: self._ids(piece, where)), self, (text, segs))
+
+@patch
 def encode(self: WordTokenizer,
            text: str,  # the text
+           pair: str | None = None,  # a second text, whose tokens follow with type id 1
+           add_special_tokens: bool = True,  # no effect: this tokenizer adds no special tokens of its own
            allowed_special="none",  # special tokens to encode as such: "all", "none" or a collection
            disallowed_special="all",  # special tokens whose text raises `DisallowedSpecialToken` ("all": those not allowed)
           ) -> Encoding:
-    "The `Encoding` of `text`: ids as `texts_to_sequences` gives them, tokens, and each word's `(start, end)` in `text`."
-    if not isinstance(text, str): raise TypeError(f"text must be a str, got {type(text).__name__}")
+    "The `Encoding` of `text` (then `pair`): ids as `texts_to_sequences` gives them, tokens, each word's `(start, end)` in its text."
+    if pair is not None:
+        return pair_encoding(self._encode_text(text, "text", allowed_special, disallowed_special),
+                             self._encode_text(pair, "pair", allowed_special, disallowed_special))
+    if not isinstance(text, str): raise TypeError(f"text must be a str, got {type(text).__name__}")  # `_encode_text` inlined: a call less per text
     segs = self._split_added(text, allowed_special, disallowed_special) if self._added else None
     if segs is None: return Encoding.lazy(self._ids(text, "text"), self, text)
     return Encoding.lazy(self._segment_ids(text, segs, self._plain_ids), self, (text, segs))
