@@ -5,7 +5,6 @@
 # %% ../nbs/09_tokenizer_cli.ipynb #dcdb8e84
 from __future__ import annotations
 
-import inspect
 import json
 import sys
 from collections.abc import Iterable
@@ -94,8 +93,6 @@ def tc_tokenize(argv: list[str] | None = None):  # arguments (default: the comma
     args = p.parse_args(argv)
     with cli_errors("tc-tokenize"):
         tok = load_tokenizer(args.tokenizer, args.merges)
-        if args.pair and "pair" not in inspect.signature(tok.encode).parameters:
-            raise ValueError(f"--pair: a {type(tok).__name__} encodes one text at a time; pairs need a tokenizer.json or a BERT vocab.txt")
         allowed, disallowed = (special_option(v, o, tok) for v, o in ((args.allowed_special, "--allowed-special"),
                                                                        (args.disallowed_special, "--disallowed-special")))
         tokenize_stream(tok, sys.stdin.buffer, sys.stdout, flush=True, allowed_special=allowed, disallowed_special=disallowed, pair=args.pair)
