@@ -350,3 +350,27 @@ def test_file_options_read_pipes(trained, env):
     with os.fdopen(w, "wb") as f: f.write(data.read_bytes())
     stdout, stderr = proc.communicate(timeout=180)
     assert proc.returncode == 0 and json.loads(stdout.splitlines()[-1])["n"] == 300, stderr[-2000:]
+
+
+@pytest.mark.parametrize("name", ["t5-t5-small-untyped", "llama2-llama-2-7b"])
+def test_train_with_a_pipeline_tokenizer_json(name, data_dir, tmp_path, env):
+    """tc-train --tokenizer with T5's Unigram or Llama-2's SentencePiece BPE file: [PAD], [CLS], [SEP] are added, a few steps
+    on SST-2; tc-predict answers, and the reloaded run's tokenizer gives HF's ids and the model the same input as the file."""
+    from tokenizers import Tokenizer
+    from transformer_components.encoder import SentimentClassifier, encode_texts
+    from transformer_components.tokenizer_loading import load_tokenizer
+    src = data_dir / "tokenizers" / name / "tokenizer.json"
+    lines = (data_dir / "sentiment" / "sst2_glue_alps" / "train.tsv").read_text(encoding="utf-8").splitlines()[:201]
+    (tmp_path / "train.tsv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    res = run([script("tc-train"), "--train", tmp_path / "train.tsv", "--out", tmp_path / "run", "--tokenizer", src, "--max-steps", "4",
+               "--batch-size", "16", "--embedding-dim", "16", "--num-heads", "2", "--num-layers", "1"], env)
+    assert res.returncode == 0 and "has no [PAD], [CLS], [SEP]: added as ids" in res.stderr, res.stderr[-2000:]
+    pred = run([script("tc-predict"), "--model", tmp_path / "run", "a gripping , funny film"], env)
+    assert pred.returncode == 0 and pred.stdout.split("\t")[0] in ("negative", "positive"), pred.stderr[-2000:]
+    model, hf = SentimentClassifier.from_pretrained(tmp_path / "run"), Tokenizer.from_file(str(src))
+    texts = [l.split("\t")[0] for l in lines[1:]] + ["Héllo  wörld 🙂 <pad> </s>", "  two  spaces "]
+    assert [model.tokenizer.encode(t, allowed_special="all").ids for t in texts] == [hf.encode(t).ids for t in texts]
+    tok = load_tokenizer(src)
+    tok.add_special_tokens(["[PAD]", "[CLS]", "[SEP]"])
+    assert encode_texts(model.tokenizer, texts) == encode_texts(tok, texts)
+    assert model.config.pad_id == model.tokenizer.token_to_id("[PAD]") == tok.token_to_id("[PAD]")

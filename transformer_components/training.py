@@ -642,7 +642,7 @@ def _train_parser():
     p.add_argument("--train", required=True, metavar="PATH", help="training file (GLUE TSV/CSV, 'label sentence' or 'sentence<TAB>label'), or a `datasets` name")
     p.add_argument("--out", required=True, metavar="DIR", help="the run folder: run.json, tokenizer.json, last.pt, models/, best.json")
     p.add_argument("--valid", metavar="PATH", help="validation file (default: 5%% of the training file held out)")
-    p.add_argument("--tokenizer", metavar="PATH", help="a tokenizer file (tokenizer.json, BERT vocab.txt, ...) with [PAD], [CLS] and [SEP] tokens, instead of training one")
+    p.add_argument("--tokenizer", metavar="PATH", help="any tokenizer file (a tokenizer.json, a BERT vocab.txt, ...) instead of training one; [PAD], [CLS] and [SEP] are added when it lacks them")
     p.add_argument("--merges", metavar="PATH", help="GPT-2 merges.txt, with a GPT-2 vocab.json as --tokenizer")
     p.add_argument("--vocab-size", type=positive_int, default=8000, help="size of the WordPiece vocabulary to train")
     p.add_argument("--classes", metavar="LIST", help="comma-separated classes the labels must belong to (default: those found in --train)")
