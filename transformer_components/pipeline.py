@@ -28,12 +28,12 @@ __all__ = ['NFC', 'NFD', 'NFKC', 'NFKD', 'Normalized', 'transform', 'part', 'Uns
            'unicode_changes', 'Lowercase', 'StripAccents', 'Strip', 'finditer', 'Replace', 'Prepend', 'BertNormalizer',
            'CharsMap', 'Precompiled', 'NormalizerSequence', 'split_spans', 'Split', 'Punctuation', 'Digits',
            'CharDelimiterSplit', 'WhitespaceSplit', 'Whitespace', 'BertPreTokenizer', 'ByteLevel', 'Metaspace',
-           'PreTokenizerSequence', 'bpe_merge_spans', 'BPE', 'WordPieceModel', 'WordLevel', 'Tokens', 'special_tokens',
-           'TemplateProcessing', 'trim_offsets', 'ByteLevelProcessing', 'RobertaProcessing', 'BertProcessing',
-           'ProcessorSequence', 'ByteLevelDecoder', 'WordPieceDecoder', 'MetaspaceDecoder', 'BPEDecoder',
-           'ByteFallback', 'Fuse', 'StripDecoder', 'ReplaceDecoder', 'CTC', 'DecoderSequence', 'truncate', 'pad_length',
-           'pad', 'PaddedEncoding', 'PipelineTokenizer', 'encode', 'encode_batch', 'decode', 'from_json_dict',
-           'to_json_dict', 'train']
+           'UnicodeScripts', 'PreTokenizerSequence', 'bpe_merge_spans', 'BPE', 'WordPieceModel', 'WordLevel', 'Tokens',
+           'special_tokens', 'TemplateProcessing', 'trim_offsets', 'ByteLevelProcessing', 'RobertaProcessing',
+           'BertProcessing', 'ProcessorSequence', 'ByteLevelDecoder', 'WordPieceDecoder', 'MetaspaceDecoder',
+           'BPEDecoder', 'ByteFallback', 'Fuse', 'StripDecoder', 'ReplaceDecoder', 'CTC', 'DecoderSequence', 'truncate',
+           'pad_length', 'pad', 'PaddedEncoding', 'PipelineTokenizer', 'encode', 'encode_batch', 'decode',
+           'from_json_dict', 'to_json_dict', 'train']
 
 # %% ../nbs/07_pipeline.ipynb #f0327652
 class Normalized:
@@ -191,7 +191,7 @@ def _pattern(p, where) -> regex.Pattern:
     "The compiled `{'String': s}` or `{'Regex': r}` of a tokenizer.json."
     if isinstance(p, dict) and len(p) == 1 and "String" in p: return regex.compile(regex.escape(p["String"]))
     if isinstance(p, dict) and len(p) == 1 and "Regex" in p:
-        try: return regex.compile(p["Regex"], regex.V0)
+        try: return regex.compile(p["Regex"], regex.V0 | regex.MULTILINE)
         except regex.error as e: _refuse(where, "pattern", f"{p['Regex']!r} is not a regex this library reads ({e})")
     _refuse(where, "pattern", f"must be {{'String': ...}} or {{'Regex': ...}}, got {p!r}")
 
@@ -487,6 +487,50 @@ class Metaspace:
         if not piece.text.startswith(r) and (self.prepend_scheme == "always" or (self.prepend_scheme == "first" and piece.align[0][0] == 0)):
             piece = Prepend(r).normalize(piece)
         return _cut(piece, _char_spans(piece.text, r.__eq__), "MergedWithNext") if self.split else [piece]
+
+# %% ../nbs/07_pipeline.ipynb #51ae98b0
+_SCRIPTS = ("Zyyy Zinh Latn Grek Cyrl Armn Hebr Arab Syrc Thaa Nkoo Samr Mand Deva Beng Guru Gujr Orya Taml Telu Knda "
+    "Mlym Sinh Thai Laoo Tibt Mymr Geor Hang Ethi Cher Cans Ogam Runr Tglg Hano Buhd Tagb Khmr Mong Limb Tale Talu Bugi "
+    "Lana Bali Sund Batk Lepc Olck Brai Glag Tfng Copt Hani Bopo Yiii Lisu Vaii Bamu Sylo Phag Saur Kali Rjng Java Cham "
+    "Tavt Mtei Linb Lyci Cari Ital Goth Perm Ugar Xpeo Dsrt Shaw Osma Osge Elba Aghb Lina Cprt Armi Palm Nbat Hatr Phnx "
+    "Lydi Mero Merc Khar Sarb Narb Mani Avst Prti Phli Phlp Orkh Hung Brah Kthi Sora Cakm Mahj Shrd Khoj Mult Sind Gran "
+    "Newa Tirh Sidd Modi Takr Ahom Wara Pauc Bhks Marc Xsux Egyp Hluw Bass Mroo Hmng Miao Tang Dupl Sgnw Mend Adlm"
+).split()  # the scripts of Unicode 9.0 (ISO 15924 codes), but Hiragana and Katakana, which count as Han
+_AFTER_9 = _char_class(  # assigned to those scripts after Unicode 9.0 (with unassigned neighbours): `Any` in HF's table
+    "557-558 560 588 58b-58c 5c8-5cf 5eb-5ef 61d 7fb-7ff 85f-89f 8b5 8be-8d3 9fc-a00 a76-a80 afa-b00 b4e-b55 c04 "
+    "c3a-c3c c5b-c5f c70-c77 c84 cd7-cdd cf3-d00 d04 d3b-d3c d80-d81 e85-e86 e89 e8b-e8c e8e-e93 e98 ea0 ea8-ea9 "
+    "eac eba ece-ecf 170d 1715-171f 180f 1878-187f 1abf-1aff 1b4c-1b4f 1b7d-1b7f 1c89-1cbf 1cf7 1cfa-1cff "
+    "1df6-1dfa 208f 209d-209f 20bf-20cf 23ff 2427-243f 2b96-2b97 2bba-2bbc 2bc9 2bd2-2beb 2bf0-2bff 2c2f 2c5f "
+    "2e45-2e7f 2ffc-2fff 312e-3130 31bb-31bf 31e4-31ef 32ff 4db6-4dbf 9fd6-9fff a7af a7b8-a7f6 a82c-a82f "
+    "a8fe-a8ff ab66-ab6f fbc2-fbd2 fd40-fd4f fd90-fd91 fdc8-fdef fdfe-fdff 1019c-1019f 10324-1032f 10768-107ff "
+    "10a34-10a37 10a48-10a4f 10e7f-10fff 11070-1107e 110c2-110cf 11144-1114f 111ce-111cf 1123f-1127f 1133a-1133b "
+    "1145a 1145e-1147f 116b8-116bf 116ca-116ff 1171a-1171c 11740-1189f 11900-11abf 11af9-11bff 11cb7-11fff 1246f "
+    "12475-1247f 12544-12fff 1342f-143ff 16f45-16f4f 16f7f-16f8e 16fe1-16fff 187ed-187ff 18af3-1afff 1b002-1bbff "
+    "1bca4-1cfff 1d127-1d128 1d1e9-1d1ff 1d246-1d2ff 1d372-1d3ff 1d6a6-1d6a7 1dab0-1dfff 1e02b-1e7ff 1e94b-1e94f "
+    "1e960-1edff 1f10d-1f10f 1f12f 1f16c-1f16f 1f1ad-1f1e5 1f252-1f2ff 1f6d3-1f6df 1f6f7-1f6ff 1f774-1f77f "
+    "1f7d5-1f7ff 1f8ae-1f90f 1f91f 1f928-1f92f 1f931-1f932 1f93f 1f94c-1f94f 1f95f-1f97f 1f992-1f9bf 1f9c1-1ffff "
+    "2a6d7-2a6ff 2b735-2b73f 2b81e-2b81f 2cea2-2f7ff 2fa1e-e0000")
+# HF's own rules (a space, ー), and four characters as Unicode 9.0 had them (later versions moved them)
+_MOVED = {" ": "Any", "\u30fc": "Hani", "\u0953": "Deva", "\u0954": "Deva", "\u0589": "Zyyy", "\u061c": "Zyyy"}
+
+@lru_cache(maxsize=1)
+def _script_table() -> str:
+    "For each code point, a character that stands for its script in HF's table; a space for `Any`."
+    code = {s: chr(0x100 + k) for k, s in enumerate(_SCRIPTS)}
+    code.update(Hira=code["Hani"], Kana=code["Hani"], Any=" ")
+    every, table = "".join(map(chr, range(0x110000))), [" "] * 0x110000
+    for pattern, c in [(rf"\p{{Script={s}}}", code[s]) for s in [*_SCRIPTS, "Hira", "Kana"]] + [(f"[{_AFTER_9}]", " ")]:
+        for m in regex.finditer(pattern + "+", every): table[m.start():m.end()] = c * (m.end() - m.start())
+    for ch, s in _MOVED.items(): table[ord(ch)] = code[s]
+    return "".join(table)
+
+_SCRIPT_RUN = regex.compile(r"([^ ])(?:\1| )*")  # a script, then more of it or `Any`
+
+@part("pre_tokenizer", "UnicodeScripts")
+@dataclass
+class UnicodeScripts:
+    def pre_tokenize(self, piece: Normalized) -> list[Normalized]:
+        return [piece.slice(*m.span()) for m in _SCRIPT_RUN.finditer(piece.text.translate(_script_table()))]
 
 # %% ../nbs/07_pipeline.ipynb #48c5e532
 @part("pre_tokenizer", "Sequence")
