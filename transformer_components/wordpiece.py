@@ -446,7 +446,7 @@ _NOT_SPACE = bytes(int(chr(b) not in "\t\n\r ") for b in range(256))  # for `byt
 
 @patch
 def _ascii_offsets(self: WordPiece, ids: list[int], text: str) -> list[tuple[int, int]] | None:
-    "Offsets of ASCII `text` from its `ids`: running sums of the pieces' lengths, placed among the spaces; `None` unless they tile it."
+    "Offsets of ASCII `text` from its `ids`, by a running sum of the pieces' lengths; `None` unless they cover its words exactly."
     start_of = list(compress(range(len(text)), text.encode("ascii").translate(_NOT_SPACE)))  # of the k-th non-space character
     lengths = list(map(self._piece_len.__getitem__, ids))
     q = list(accumulate(lengths, initial=0))  # non-space characters before each piece
