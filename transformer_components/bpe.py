@@ -251,7 +251,8 @@ class BPETokenizer(Tokenizer):
         self._byte_ids = [self._vocab[b2u[b]] for b in range(256)] if self.byte_level else None
         self._unbyte = {c: b for b, c in b2u.items()}
         lengths = {i: len(t) for t, i in self._model_vocab.items()}  # in symbols: bytes, for a byte-level token (offsets)
-        self._token_bytes = [lengths.get(i, 0) for i in range(max(lengths) + 1)] if max(lengths, default=0) < 2 * len(lengths) else lengths
+        dense = max(lengths, default=0) < 2 * len(lengths)  # then a list, quicker to index than a dict
+        self._token_bytes = [lengths.get(i, 0) for i in range(max(lengths) + 1)] if dense else lengths
         self._start_caches(check_positive_int("cache_size", cache_size))
 
     _plain_added = False  # whether an added token is not special (then `encode_ordinary` must look for it)
