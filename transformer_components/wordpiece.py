@@ -243,6 +243,8 @@ class WordPiece(Tokenizer):
     def _added_changed(self):
         "Called when the added tokens change: a `normalized` one decodes as its normalized text (`Hello` as `hello`), as in HF."
         self._normalized_text = {c: self._normalize(c) for c, a in self._added.items() if a.token.normalized}
+        # `_tokens_of` reads the text an added token matched only when it may differ from the token
+        self._own_tokens = not any(a.token.lstrip or a.token.rstrip or a.token.normalized for a in self._added.values())
 
     def __repr__(self): return f"WordPiece(vocab_size={self.vocab_size}, lowercase={self.lowercase}, unk_token={self.unk_token!r})"
 
@@ -336,8 +338,8 @@ def _text_ids(self: WordPiece, text, name: str, allowed_special="none", disallow
 @patch
 def _tokens_of(self: WordPiece, ids, inputs=None) -> list[str]:
     "Tokens of `encode(*inputs)`: the vocabulary's, and for an added token the text it matched."
-    # that text is the token itself unless some added token has `lstrip`, `rstrip` or `normalized`
-    if inputs is None or not any(a.token.lstrip or a.token.rstrip or a.token.normalized for a in self._added.values()):
+    # that text is the token itself unless an added token has `lstrip`, `rstrip` or `normalized`
+    if inputs is None or self._own_tokens:
         return list(map(self._id_token.__getitem__, ids))
     return [t for t, _ in self._items(inputs)]
 
@@ -499,7 +501,8 @@ def _plain_offsets(self: WordPiece, text: str) -> list[tuple[int, int]]:
 def _may_hold_added(self: WordPiece, text: str, allowed_special, disallowed_special) -> bool:
     "Whether an added token may be found in `text` (as `_text_ids` decides: the usual answer is no)."
     if not self._added: return False
-    hint = self._matchers_for(allowed_special, disallowed_special)[0]
+    try: hint = self._matchers[allowed_special, disallowed_special][0]  # `_matchers_for`'s cache, read inline
+    except (KeyError, TypeError): hint = self._matchers_for(allowed_special, disallowed_special)[0]
     return hint is not None and hint in text
 
 @patch
