@@ -5,7 +5,9 @@ the machine hits all of them alike; the best round is reported, with the range o
 2. Encoding the corpora one line per call with GPT-2's vocabulary, one thread: ours vs HF vs tiktoken (built from the
    local GPT-2 vocab.json, no download), cold (fresh tokenizers, first pass) and warm (later passes). Our `encode`
    checks for special text as tiktoken's `encode` does; `encode_ordinary` skips that in both. HF `encode_batch` uses
-   its thread pool. Ids are checked identical on every line, and offsets against HF's once.
+   its thread pool. Ids are checked identical on every line, and offsets against HF's once. Also ids, tokens and
+   offsets read after each `encode` (ours computes tokens and offsets when read; HF's `encode` always computes them),
+   against HF's `encode` read the same way, cold and warm.
 3. Batches: ours `encode_batch(num_workers=2)` (worker processes) vs tiktoken's `encode_ordinary_batch` (a thread pool
    of 8; its Rust code releases the GIL) vs HF `encode_batch`, on the lines and on 100-line documents.
 4. One long pre-token (1k to 1M characters): time against length, ours vs HF vs tiktoken vs the reference algorithm.
@@ -100,6 +102,11 @@ def training(lines):
           f"({t_full / n_small * 7744 / t_all:.0f}x)")
 
 
+def read_all(tok, lines):
+    "Ids, tokens and offsets of each line, one `encode` per line, as a caller reads them."
+    return [(e.ids, e.tokens, e.offsets) for e in map(tok.encode, lines)]
+
+
 def encoding(lines, mb, rounds, vocab, merges, tk):
     from tokenizers import ByteLevelBPETokenizer
     print(f"\n## Encoding, GPT-2 vocabulary, one line per call ({len(lines):,} lines, {mb:.2f} MB), {rounds} rounds")
@@ -108,11 +115,14 @@ def encoding(lines, mb, rounds, vocab, merges, tk):
         state["ours"] = BPETokenizer.from_files(vocab, merges)
         state["hf"], state["hf_batch"] = (ByteLevelBPETokenizer(str(vocab), str(merges)) for _ in range(2))
         state["tk"] = tiktoken_gpt2(vocab)  # tiktoken has no cache to warm; built afresh all the same
+        state["ours_off"], state["hf_off"] = BPETokenizer.from_files(vocab, merges), ByteLevelBPETokenizer(str(vocab), str(merges))
     ids = {}
     cold = {"ours encode": lambda: ids.update(ours=[state["ours"].encode(l) for l in lines]),
             "HF encode": lambda: ids.update(hf=[state["hf"].encode(l).ids for l in lines]),
             "HF encode_batch (threads)": lambda: ids.update(hfb=[e.ids for e in state["hf_batch"].encode_batch(lines)]),
-            "tiktoken encode": lambda: ids.update(tk=[state["tk"].encode(l) for l in lines])}
+            "tiktoken encode": lambda: ids.update(tk=[state["tk"].encode(l) for l in lines]),
+            "ours ids+tokens+offsets": lambda: read_all(state["ours_off"], lines),
+            "HF ids+tokens+offsets": lambda: read_all(state["hf_off"], lines)}
     wall, cpu = rounds_of(cold, max(2, rounds // 2), fresh)
     assert ids["ours"] == ids["hf"] == ids["hfb"] == ids["tk"], "ids differ"
     print("cold (fresh tokenizers, first pass); wall clock, CPU time of this process in brackets:")
@@ -120,7 +130,8 @@ def encoding(lines, mb, rounds, vocab, merges, tk):
     ours, hf = state["ours"], state["hf"]
     warm = {"ours encode": lambda: [ours.encode(l) for l in lines], "tiktoken encode": lambda: [tk.encode(l) for l in lines],
             "ours encode_ordinary": lambda: [ours.encode_ordinary(l) for l in lines],
-            "tiktoken encode_ordinary": lambda: [tk.encode_ordinary(l) for l in lines], "HF encode": lambda: [hf.encode(l).ids for l in lines]}
+            "tiktoken encode_ordinary": lambda: [tk.encode_ordinary(l) for l in lines], "HF encode": lambda: [hf.encode(l).ids for l in lines],
+            "ours ids+tokens+offsets": lambda: read_all(ours, lines), "HF ids+tokens+offsets": lambda: read_all(hf, lines)}
     for f in warm.values(): f()
     w_wall, w_cpu = rounds_of(warm, rounds)
     print("warm (the same tokenizers, later passes):")
@@ -196,6 +207,9 @@ def ratios(mb, enc, bat):
     print(f"  warm encode_ordinary vs tiktoken encode_ordinary: {best(warm_c, 'tiktoken encode_ordinary') / best(warm_c, 'ours encode_ordinary'):.2f}x")
     print(f"  cold encode vs HF encode_batch (HF wall clock, its threads): {best(cold_w, 'HF encode_batch (threads)') / best(cold_c, 'ours encode'):.2f}x"
           f" CPU, {best(cold_w, 'HF encode_batch (threads)') / best(cold_w, 'ours encode'):.2f}x wall   (target >= 1.0)")
+    for kind, cpu in (("cold", cold_c), ("warm", warm_c)):
+        print(f"  {kind} ids+tokens+offsets, one line per call, vs HF encode: "
+              f"{best(cpu, 'HF ids+tokens+offsets') / best(cpu, 'ours ids+tokens+offsets'):.2f}x   (target >= 1.0)")
     for label, wall in bat.items():
         print(f"  encode_batch(num_workers=2) vs tiktoken batch, {label}: "
               f"{best(wall, 'tiktoken encode_ordinary_batch') / best(wall, 'ours encode_batch(num_workers=2)'):.2f}x   (target >= 1.0)")

@@ -21,7 +21,7 @@ from fastcore.basics import patch
 from fastcore.meta import delegates
 
 from .core import check_positive_int
-from .tokenizer import AddedToken, Encoding, Tokenizer, _as_int, read_added_tokens, tokenizer_json_model
+from .tokenizer import AddedToken, Encoding, Tokenizer, _as_int, pair_encoding, read_added_tokens, tokenizer_json_model
 
 # %% auto #0
 __all__ = ['GPT2_PATTERN', 'SHORT_WORD', 'count_pairs', 'merge_symbols', 'bytes_to_unicode', 'pretokenize', 'bpe_merge_word',
@@ -250,6 +250,9 @@ class BPETokenizer(Tokenizer):
         b2u = bytes_to_unicode()
         self._byte_ids = [self._vocab[b2u[b]] for b in range(256)] if self.byte_level else None
         self._unbyte = {c: b for b, c in b2u.items()}
+        lengths = {i: len(t) for t, i in self._model_vocab.items()}  # in symbols: bytes, for a byte-level token (offsets)
+        dense = max(lengths, default=0) < 2 * len(lengths)  # then a list, quicker to index than a dict
+        self._token_bytes = [lengths.get(i, 0) for i in range(max(lengths) + 1)] if dense else lengths
         self._start_caches(check_positive_int("cache_size", cache_size))
 
     _plain_added = False  # whether an added token is not special (then `encode_ordinary` must look for it)
@@ -315,21 +318,86 @@ def _plain_ids(self: BPETokenizer, text: str) -> Iterable[int]:
         parts = [self._first_ids(pieces[0]), *map(self._spaced_get, islice(pieces, 1, None))]
     return chain.from_iterable(parts)
 
+# %% ../nbs/04_bpe.ipynb #bp000003
+@patch
+def _symbol_counts(self: BPETokenizer, word: str) -> list[int]:
+    "How many base symbols (bytes, or characters) each token of the pre-token `word` covers."
+    tokens = map(self._id_token.__getitem__, self._word_ids(word))
+    if self.byte_level: return list(map(len, tokens))  # a byte-level token is one symbol per byte
+    symbols, counts, k = list(map(self._id_token.__getitem__, self._base_ids(word))), [], 0
+    for merged in tokens:  # each is the concatenation of the next few base symbols
+        n = length = 0
+        while length < len(merged): length += len(symbols[k + n]); n += 1
+        counts.append(n); k += n
+    return counts
+
+# %% ../nbs/04_bpe.ipynb #b1647a85
+@patch
+def _reference_offsets(self: BPETokenizer, text: str) -> list[tuple[int, int]]:
+    "`(start, end)` of each token of `text` (no added tokens in it), pre-token by pre-token; the tokens of one character all get its span."
+    out, start = [], 0
+    for word in pretokenize(text):
+        if not self.byte_level or word.isascii(): owner = range(len(word))  # base symbol -> its character
+        else: owner = [i for i, c in enumerate(word) for _ in range(len(c.encode("utf-8")))]
+        b = 0
+        for n in self._symbol_counts(word):
+            out.append((start + owner[b], start + owner[b + n - 1] + 1)); b += n
+        start += len(word)
+    return out
+
+# %% ../nbs/04_bpe.ipynb #8d1ce3cb
+_LEAD = bytes.maketrans(bytes(range(256)), bytes(int(b & 0xC0 != 0x80) for b in range(256)))  # 1 where a character starts
+
+@patch
+def _id_offsets(self: BPETokenizer, ids: Iterable[int], text: str) -> list[tuple[int, int]]:
+    "`_reference_offsets(text)` from the ids of `text`: for byte-level BPE a running sum of the tokens' byte lengths."
+    if not self.byte_level: return self._reference_offsets(text)
+    b = list(accumulate(map(self._token_bytes.__getitem__, ids), initial=0))  # the byte each token starts at, then the end
+    if text.isascii(): return list(zip(b, b[1:]))
+    char = list(accumulate(text.encode("utf-8").translate(_LEAD)))  # byte -> 1 + the index of its character
+    return [(char[s] - 1, char[e - 1]) for s, e in zip(b, b[1:])]
+
+@patch
+def _plain_offsets(self: BPETokenizer, text: str) -> list[tuple[int, int]]:
+    "Offsets of `text` (no added tokens in it): `_id_offsets` of its ids."
+    return self._id_offsets(self._plain_ids(text), text)
+
+# %% ../nbs/04_bpe.ipynb #37d04e14
+class _BPEEncoding(Encoding):
+    "The `Encoding` of a text without added tokens: its offsets come from its own ids (`BPETokenizer._id_offsets`)."
+    __slots__ = ()
+
+    @property
+    def offsets(self) -> list[tuple[int, int]]:
+        "`(start, end)` of each token: `text[start:end]` is what it covers."
+        if getattr(self, "_offsets", None) is None: self._offsets = self._source._id_offsets(self, self._inputs)
+        return self._offsets
+
 # %% ../nbs/04_bpe.ipynb #c6c60f8c
 @patch
 def encode(self: BPETokenizer,
            text: str,  # any Unicode text (no lone surrogates)
+           pair: str | None = None,  # an optional second text: type ids 1, offsets in its own text
+           add_special_tokens: bool = True,  # changes nothing: BPE has no tokens of its own to add (GPT-2's post-processor adds none)
            allowed_special="none",  # special tokens to encode as such: "all", "none" or a collection
            disallowed_special="all",  # special tokens whose text raises `DisallowedSpecialToken` ("all": those not allowed)
           ) -> Encoding:
     "The `Encoding` of `text` (ids, and on demand tokens and character offsets); empty for empty text."
+    if pair is not None: return self._encode_pair(text, pair, allowed_special, disallowed_special)
     if not isinstance(text, str): _check_text(text)  # the check inlined: this runs once per text
     if self._added:
         try: hint = self._matchers[allowed_special, disallowed_special][0]  # `_matchers_for`'s cache, read inline
         except (KeyError, TypeError): hint = self._matchers_for(allowed_special, disallowed_special)[0]
         segs = self._split_added(text, allowed_special, disallowed_special) if hint is not None and hint in text else None
         if segs is not None: return Encoding.lazy(self._segment_ids(text, segs, self._plain_ids), self, (text, segs))
-    return Encoding.lazy(self._plain_ids(text), self, text)
+    return _BPEEncoding.lazy(self._plain_ids(text), self, text)
+
+@patch
+def _encode_pair(self: BPETokenizer, text: str, pair: str, allowed_special, disallowed_special) -> Encoding:
+    "`text` and `pair` encoded alone, joined by `pair_encoding`."
+    if not isinstance(pair, str): _check_text(pair, "pair")
+    return pair_encoding(self.encode(text, None, True, allowed_special, disallowed_special),
+                         self.encode(pair, None, True, allowed_special, disallowed_special))
 
 # %% ../nbs/04_bpe.ipynb #81263b53
 @patch
@@ -337,7 +405,7 @@ def encode_ordinary(self: BPETokenizer, text: str) -> Encoding:
     "`encode(text, disallowed_special='none')`: special text is ordinary text (tiktoken's `encode_ordinary`)."
     if self._plain_added: return self.encode(text, disallowed_special="none")  # added tokens that are not special still count
     if not isinstance(text, str): _check_text(text)
-    return Encoding.lazy(self._plain_ids(text), self, text)
+    return _BPEEncoding.lazy(self._plain_ids(text), self, text)
 
 @patch
 def tokenize(self: BPETokenizer, text: str) -> list[str]:
@@ -369,33 +437,6 @@ def _symbols_text(self: BPETokenizer, symbols: str) -> str:
     if not self.byte_level: return symbols
     try: return bytes(map(self._unbyte.__getitem__, symbols)).decode("utf-8", errors="replace")
     except KeyError as e: raise ValueError(f"token holds {e.args[0]!r}, which is not a byte symbol") from None
-
-# %% ../nbs/04_bpe.ipynb #bp000003
-@patch
-def _symbol_counts(self: BPETokenizer, word: str) -> list[int]:
-    "How many base symbols (bytes, or characters) each token of the pre-token `word` covers."
-    tokens = map(self._id_token.__getitem__, self._word_ids(word))
-    if self.byte_level: return list(map(len, tokens))  # a byte-level token is one symbol per byte
-    symbols, counts, k = list(map(self._id_token.__getitem__, self._base_ids(word))), [], 0
-    for merged in tokens:  # each is the concatenation of the next few base symbols
-        n = length = 0
-        while length < len(merged): length += len(symbols[k + n]); n += 1
-        counts.append(n); k += n
-    return counts
-
-# %% ../nbs/04_bpe.ipynb #b1647a85
-@patch
-def _plain_offsets(self: BPETokenizer, text: str) -> list[tuple[int, int]]:
-    "`(start, end)` of each token of `text` (no added tokens in it); the tokens of one character all get its span."
-    out, start = [], 0
-    for word in pretokenize(text):
-        if not self.byte_level or word.isascii(): owner = range(len(word))  # base symbol -> its character
-        else: owner = [i for i, c in enumerate(word) for _ in range(len(c.encode("utf-8")))]
-        b = 0
-        for n in self._symbol_counts(word):
-            out.append((start + owner[b], start + owner[b + n - 1] + 1)); b += n
-        start += len(word)
-    return out
 
 # %% ../nbs/04_bpe.ipynb #bp000006
 def _clip(s: str, limit: int = 60) -> str:

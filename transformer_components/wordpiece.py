@@ -12,7 +12,8 @@ import unicodedata
 import warnings
 from collections import Counter, defaultdict
 from collections.abc import Iterable
-from itertools import chain
+from itertools import accumulate, chain, compress, islice, repeat
+from operator import add, itemgetter
 from pathlib import Path
 
 from fastcore.basics import patch
@@ -227,8 +228,10 @@ class WordPiece(Tokenizer):
         self.unk_token, self.cls_token, self.sep_token, self.prefix = unk_token, cls_token, sep_token, prefix
         self.lowercase, self.strip_accents, self.handle_chinese_chars = lowercase, strip_accents, handle_chinese_chars
         self.clean_text, self.cleanup = clean_text, cleanup
-        self._max_piece = max(len(t) - len(prefix) if t.startswith(prefix) else len(t) for t in vocab)  # where longest-match starts
+        self._piece_len = {i: len(t) - len(prefix) if t.startswith(prefix) else len(t) for t, i in vocab.items()}  # characters it covers
+        self._max_piece = max(self._piece_len.values())  # where longest-match starts
         self._cache: dict[str, list[int]] = {}  # normalized chunk -> ids
+        self._spans: dict[str, tuple | None] = {}  # raw chunk -> its tokens' spans (see Offsets)
         self._added_changed()
         for t in dict.fromkeys(special_tokens):
             if t in vocab: self._register_added(AddedToken(t), vocab[t], True)
@@ -240,6 +243,8 @@ class WordPiece(Tokenizer):
     def _added_changed(self):
         "Called when the added tokens change: a `normalized` one decodes as its normalized text (`Hello` as `hello`), as in HF."
         self._normalized_text = {c: self._normalize(c) for c, a in self._added.items() if a.token.normalized}
+        # `_tokens_of` reads the text an added token matched only when it may differ from the token
+        self._own_tokens = not any(a.token.lstrip or a.token.rstrip or a.token.normalized for a in self._added.values())
 
     def __repr__(self): return f"WordPiece(vocab_size={self.vocab_size}, lowercase={self.lowercase}, unk_token={self.unk_token!r})"
 
@@ -333,12 +338,14 @@ def _text_ids(self: WordPiece, text, name: str, allowed_special="none", disallow
 @patch
 def _tokens_of(self: WordPiece, ids, inputs=None) -> list[str]:
     "Tokens of `encode(*inputs)`: the vocabulary's, and for an added token the text it matched."
-    # that text is the token itself unless some added token has `lstrip`, `rstrip` or `normalized`
-    if inputs is None or not any(a.token.lstrip or a.token.rstrip or a.token.normalized for a in self._added.values()):
+    # that text is the token itself unless an added token has `lstrip`, `rstrip` or `normalized`
+    if inputs is None or self._own_tokens:
         return list(map(self._id_token.__getitem__, ids))
     return [t for t, _ in self._items(inputs)]
 
 # %% ../nbs/05_wordpiece.ipynb #68184ba0
+WordPiece._encoding_type = Encoding  # what `encode` returns (the offsets section below gives a faster kind)
+
 @patch
 def encode(self: WordPiece,
     text: str,  # the text to encode
@@ -354,7 +361,7 @@ def encode(self: WordPiece,
         cls, sep = self._vocab[self.cls_token], self._vocab[self.sep_token]
         a = [cls, *a, sep]
         if b is not None: b.append(sep)
-    enc = Encoding.lazy(a if b is None else a + b, self, (text, pair, add_special_tokens, allowed_special, disallowed_special))
+    enc = self._encoding_type.lazy(a if b is None else a + b, self, (text, pair, add_special_tokens, allowed_special, disallowed_special))
     if b is not None: enc._type_ids = [0] * len(a) + [1] * len(b)
     return enc
 
@@ -376,6 +383,7 @@ def _aligned(self: WordPiece, text: str) -> tuple[str, list[int], list[int]]:
     "`text` normalized, with the `(start, end)` in `text` of each normalized character (as two lists)."
     opts = (self.lowercase, self.strip_accents, self.clean_text, self.handle_chinese_chars)
     whole = bert_normalize(text, *opts)
+    if text.isascii() and len(whole) == len(text): return whole, list(range(len(text))), list(range(1, len(text) + 1))  # 1:1
     runs = _starter_runs(text)
     if "".join(bert_normalize(c, *opts) for c in text) == whole: runs = [(i, i + 1) for i in range(len(text))]
     norm, starts, ends = [], [], []
@@ -435,11 +443,113 @@ def _items(self: WordPiece, inputs: tuple) -> list[tuple]:
         if b is not None: b.append((self.sep_token, (0, 0)))
     return a if b is None else a + b
 
+# %% ../nbs/05_wordpiece.ipynb #8e6627ad
+_NOT_SPACE = bytes(int(chr(b) not in "\t\n\r ") for b in range(256))  # for `bytes.translate`: 0 for ASCII white space, else 1
+
+@patch
+def _ascii_offsets(self: WordPiece, ids: list[int], text: str) -> list[tuple[int, int]] | None:
+    "Offsets of ASCII `text` from its `ids`, by a running sum of the pieces' lengths; `None` unless they cover its words exactly."
+    start_of = list(compress(range(len(text)), text.encode("ascii").translate(_NOT_SPACE)))  # of the k-th non-space character
+    lengths = list(map(self._piece_len.__getitem__, ids))
+    q = list(accumulate(lengths, initial=0))  # non-space characters before each piece
+    if q[-1] != len(start_of) or self._model_vocab[self.unk_token] in ids: return None  # not tiled: an [UNK], a dropped character
+    starts = list(map(start_of.__getitem__, q[:-1]))
+    return list(zip(starts, map(add, starts, lengths)))  # a piece lies within one word
+
+# %% ../nbs/05_wordpiece.ipynb #3f037486
+_KEPT_SPACE = "".join(c for c in map(chr, range(0x3001)) if _SPACE_RE.match(c) and not _CONTROL_RE.match(c))  # not dropped
+_RAW_CHUNKS_RE = re.compile(f"([^{re.escape(_KEPT_SPACE)}]+)")  # `split` keeps the chunks, between the white space around them
+
+@patch
+def _chunk_spans(self: WordPiece, chunk: str) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
+    "`(starts, ends)` in `chunk` (raw text without white space) of its tokens; `None` if it does not normalize character by character."
+    norm = self._normalize(chunk)
+    if chunk.isascii():  # as `_ascii_offsets`, with no white space to step over
+        ids = self._cache.get(norm)  # there since `encode` saw the chunk, unless the cache was cleared
+        if ids is None: ids = self._chunk_ids(norm)
+        q = tuple(accumulate(map(self._piece_len.__getitem__, ids), initial=0))
+        if q[-1] == len(chunk) and self._model_vocab[self.unk_token] not in ids: return q[:-1], q[1:]
+    elif "".join(map(self._normalize, chunk)) != norm: return None
+    spans = [span for _, span in self._part_items(chunk, 0)]
+    return tuple(map(itemgetter(0), spans)), tuple(map(itemgetter(1), spans))
+
+# %% ../nbs/05_wordpiece.ipynb #d3c58673
+_MISS = object()
+
+@patch
+def _plain_offsets(self: WordPiece, text: str) -> list[tuple[int, int]]:
+    "Offsets of the tokens of a raw text holding no added tokens: its chunks' cached spans, shifted to where each starts."
+    if not self.clean_text: return [span for _, span in self._part_items(text, 0)]
+    if text.isprintable():  # no white space but plain spaces: `str.split` is quicker (empty chunks have no tokens)
+        chunks = text.split(" ")
+        at = accumulate(map(add, map(len, chunks), repeat(1)), initial=0)  # where each chunk starts
+    else:
+        parts = _RAW_CHUNKS_RE.split(text)  # white space, chunk, white space, ..., chunk, white space
+        chunks, at = parts[1::2], islice(accumulate(map(len, parts)), 0, None, 2)
+    cache = self._spans
+    found = list(map(cache.get, chunks, repeat(_MISS)))  # one C-level pass, as for the ids
+    if _MISS in found:
+        if len(cache) >= 200_000: cache.clear()  # bound memory on endless streams of new text
+        for k, c in enumerate(chunks):
+            if found[k] is _MISS: found[k] = cache[c] = self._chunk_spans(c)
+    if None in found: return [span for _, span in self._part_items(text, 0)]  # a chunk that needs the whole text
+    starts = list(map(itemgetter(0), found))
+    at = list(chain.from_iterable(map(repeat, at, map(len, starts))))  # each token's chunk's start
+    return list(zip(map(add, at, chain.from_iterable(starts)), map(add, at, chain.from_iterable(map(itemgetter(1), found)))))
+
+@patch
+def _may_hold_added(self: WordPiece, text: str, allowed_special, disallowed_special) -> bool:
+    "Whether an added token may be found in `text` (as `_text_ids` decides: the usual answer is no)."
+    if not self._added: return False
+    try: hint = self._matchers[allowed_special, disallowed_special][0]  # `_matchers_for`'s cache, read inline
+    except (KeyError, TypeError): hint = self._matchers_for(allowed_special, disallowed_special)[0]
+    return hint is not None and hint in text
+
+@patch
+def _side_offsets(self: WordPiece, text: str, allowed_special, disallowed_special) -> list[tuple[int, int]]:
+    "Offsets of the tokens of one raw text: `_plain_offsets` between the added tokens found in it, as `_side_items` gives them."
+    if not self._may_hold_added(text, allowed_special, disallowed_special): return self._plain_offsets(text)
+    _, raw, normed, disallowed = self._matchers_for(allowed_special, disallowed_special)
+    if normed is not None: return [span for _, span in self._side_items(text, allowed_special, disallowed_special)]
+    out = []
+    for s, e, a in _segments(find_added(text, raw, disallowed) if raw.hint in text else [], len(text)):
+        out += [(s, e)] if a is not None else [(s + x, s + y) for x, y in self._plain_offsets(text[s:e])]
+    return out
+
 # %% ../nbs/05_wordpiece.ipynb #0d290fdc
 @patch
 def _offsets(self: WordPiece, inputs: tuple) -> list[tuple[int, int]]:
-    "Offsets of the tokens of `encode(*inputs)`."
-    return [span for _, span in self._items(inputs)]
+    "Offsets of the tokens of `encode(*inputs)`, as `_items` gives them: each text's own, `(0, 0)` for added `[CLS]`/`[SEP]`."
+    text, pair, add, allowed, disallowed = inputs
+    a = self._side_offsets(text, allowed, disallowed)
+    b = None if pair is None else self._side_offsets(pair, allowed, disallowed)
+    if add and self.cls_token is not None:
+        a = [(0, 0), *a, (0, 0)]
+        if b is not None: b.append((0, 0))
+    return a if b is None else a + b
+
+# %% ../nbs/05_wordpiece.ipynb #094ce23a
+class _WordPieceEncoding(Encoding):
+    "The `Encoding` `WordPiece.encode` returns: its offsets come from its own ids where they can (`WordPiece._id_offsets`)."
+    __slots__ = ()
+
+    @property
+    def offsets(self) -> list[tuple[int, int]]:
+        "`(start, end)` of each token: `text[start:end]` is what it covers; `(0, 0)` for added special tokens."
+        if getattr(self, "_offsets", None) is None: self._offsets = self._source._id_offsets(self, self._inputs)
+        return self._offsets
+
+@patch
+def _id_offsets(self: WordPiece, ids: list[int], inputs: tuple) -> list[tuple[int, int]]:
+    "`_offsets(inputs)`, from `ids` (what `encode(*inputs)` gave) when that is one ASCII text holding no added token."
+    text, pair, add, allowed, disallowed = inputs
+    if pair is None and text.isascii() and not self._may_hold_added(text, allowed, disallowed):
+        wrapped = add and self.cls_token is not None
+        out = self._ascii_offsets(ids[1:-1] if wrapped else ids, text)
+        if out is not None: return [(0, 0), *out, (0, 0)] if wrapped else out
+    return self._offsets(inputs)
+
+WordPiece._encoding_type = _WordPieceEncoding
 
 # %% ../nbs/05_wordpiece.ipynb #3c426476
 _CLEANUP = [(" .", "."), (" ?", "?"), (" !", "!"), (" ,", ","), (" ' ", "'"), (" n't", "n't"), (" 'm", "'m"),
