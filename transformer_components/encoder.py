@@ -458,7 +458,7 @@ def from_pretrained(cls: SentimentClassifier,
 
 # %% ../nbs/41_encoder.ipynb #428a19fc
 def encode_texts(
-    tokenizer,  # a `Tokenizer` holding `[CLS]` and `[SEP]` (WordPiece adds them to every text; others get them here)
+    tokenizer,  # a `Tokenizer` holding `[CLS]` and `[SEP]`
     texts: list[str],  # the sentences, read as ordinary text
     max_seq_len: int = 128,  # longest id sequence kept (the final `[SEP]` is kept when cutting)
 ) -> list[list[int]]:
@@ -466,11 +466,9 @@ def encode_texts(
     if check_positive_int("max_seq_len", max_seq_len) < 2: raise ValueError(f"max_seq_len must be >= 2 ([CLS] and [SEP]), got {max_seq_len}")
     cls, sep = tokenizer.token_to_id("[CLS]"), tokenizer.token_to_id("[SEP]")
     if cls is None or sep is None: raise ValueError("the tokenizer has no [CLS] or [SEP] token: add them with tokenizer.add_special_tokens")
-    wrap = tokenizer.encode_ordinary("").ids != [cls, sep]  # the tokenizer does not add them itself
     out = []
     for t in texts:
-        ids = tokenizer.encode_ordinary(t).ids
-        if wrap: ids = [cls, *ids, sep]
+        ids = [cls, *tokenizer.encode(t, add_special_tokens=False, disallowed_special="none"), sep]
         out.append(ids if len(ids) <= max_seq_len else ids[: max_seq_len - 1] + ids[-1:])
     return out
 
