@@ -1137,10 +1137,13 @@ def quick_normalize(p, text: str, pos=(0, 0)) -> tuple[str, list[int] | tuple[in
         if "\r\n" in text or _JOINS.search(text) or "" in new: return None  # graphemes of several characters; HF aligns deletions so
         return "".join(new), list(chain.from_iterable(map(repeat, _positions(text, pos), map(len, new))))
     if t is BertNormalizer:
-        if p.clean_text and (_ASCII_CONTROL.search(text) if text.isascii() else "\ufffd" in text or _CONTROL_RE.search(text)): return None
+        if p.clean_text and _ASCII_CONTROL.search(text): return None
+        plain, strip = p.__dict__.setdefault("_plain", set()), p.lowercase if p.strip_accents is None else p.strip_accents
+        for c in set(text) - plain if not text.isascii() else ():  # non-ASCII characters the parts would drop, space or split: none
+            if c > "\x7f" and (p.clean_text and (c == "\ufffd" or _CONTROL_RE.match(c)) or p.handle_chinese_chars and _CJK_RE.match(c)
+                                or strip and (unicodedata.normalize("NFD", c) != c or unicodedata.combining(c) or _MARK_RE.match(c))): return None
+            plain.add(c)
         text = text.translate(_SPACE_TABLE) if p.clean_text else text
-        if not text.isascii() and (p.handle_chinese_chars and _CJK_RE.search(text) or (p.lowercase if p.strip_accents is None else p.strip_accents)
-                                   and not (unicodedata.is_normalized("NFD", text) and _NFD_KEEP not in text and not _MARK_RE.search(text))): return None
         if not p.lowercase: return text, pos
     if t is Lowercase or t is BertNormalizer: low = _lower(text); return (low, pos) if len(low) == len(text) else None
     if t is Strip:
@@ -1251,14 +1254,15 @@ def _one_fast(self: PipelineTokenizer, text: str, type_id: int, allowed_special,
             if q is None:
                 n = self._normalize_text(Normalized(text[a:b], list(zip(range(a, b), range(a + 1, b + 1)))))
                 t, starts, ends = n.text, [s for s, _ in n.align], [e for _, e in n.align]
-            elif type(q[1]) is list: t, starts = q; ends = [s + 1 for s in starts]
-            else: t, (lead, skip) = q; starts = None
+            elif type(q[1]) is list: t, starts = q; ends = None
+            else: t, (lead, skip) = q; starts = ends = None
             shift, at0 = (skip - lead, lead if skip == 0 else -1) if starts is None else (0, next((j for j, x in enumerate(starts) if x), len(starts)) - 1)
             inner = find_added(t, normed, disallowed) if normed is not None else []
             for (c, d), g in zip(_gaps(inner, len(t)), inner + [None]):
                 if d > c: self._fast_words(t[c:d] if d - c < len(t) else t, c + shift, c <= at0, ids, tokens, offsets)
                 if g is not None: ids.append(g[2].id); tokens.append(t[g[0]:g[1]]); offsets.append((g[0] + shift, g[1] + shift))
-            if starts is not None: offsets[k:] = [(starts[x], ends[y - 1]) for x, y in offsets[k:]]
+            if ends is not None: offsets[k:] = [(starts[x], ends[y - 1]) for x, y in offsets[k:]]
+            elif starts is not None: offsets[k:] = [(starts[x], starts[y - 1] + 1) for x, y in offsets[k:]]
             while starts is None and lead and k < len(offsets) and (offsets[k][0] < skip or offsets[k][1] <= skip):
                 offsets[k] = (max(offsets[k][0], skip), max(offsets[k][1], skip + 1)); k += 1  # the characters put before: the first's
         if f is not None: ids.append(f[2].id); tokens.append(text[f[0]:f[1]]); offsets.append((f[0], f[1]))
