@@ -1204,7 +1204,7 @@ def _fast_plan(self: PipelineTokenizer) -> tuple | None:
 
 # %% ../nbs/07_pipeline.ipynb #de7a0662
 def _model_entry(self: PipelineTokenizer, w: str, pre: int) -> tuple:
-    "`(ids, tokens, starts, ends)` of the model's tokens of piece `w`, offsets in the text after the `pre` characters put before it."
+    "`(ids, tokens, offsets)` of the model's tokens of piece `w`, which starts with `pre` characters put before the text."
     byte_level = type(self._fast[1]) is ByteLevel
     word = "".join(_BYTE_CHARS[b] for b in w.encode("utf-8", "surrogatepass")) if byte_level else w
     toks, unk = self.model.tokenize(word), self.model.unk_id if isinstance(self.model, Unigram) else None
@@ -1212,7 +1212,7 @@ def _model_entry(self: PipelineTokenizer, w: str, pre: int) -> tuple:
     if byte_level and not w.isascii():
         char_of = [k for k, c in enumerate(w) for _ in c.encode("utf-8", "surrogatepass")]
         toks = [(i, char_of[s], char_of[e - 1] + 1) for i, s, e in toks]
-    return [i for i, _, _ in toks], tokens, [max(s - pre, 0) for _, s, _ in toks], [max(e - pre, 1) for _, _, e in toks]
+    return [i for i, _, _ in toks], tokens, [(max(s, pre), max(e, pre + 1)) for _, s, e in toks]  # the characters put before: the first's
 
 def _fast_words(self: PipelineTokenizer, text: str, base: int, first: bool, ids: list, tokens: list, offsets: list, cutting: bool = True):
     """Append the ids, tokens and offsets (`base` added) of normalized text `text` (`first`: it starts the original text):
@@ -1227,19 +1227,16 @@ def _fast_words(self: PipelineTokenizer, text: str, base: int, first: bool, ids:
     else: (pre, words, starts), cache = _last_words(last, text, first, cut), caches[0]; special = pre > 0
     def entry(w, special):
         if cache is caches[0]: return self._model_entry(w, pre if special else 0)
-        i, t, o = [], [], []
-        self._fast_words(w, 0, special, i, t, o, cutting=False)
-        return i, t, [x for x, _ in o], [y for _, y in o]
+        out = ([], [], [])
+        self._fast_words(w, 0, special, *out, cutting=False)
+        return out
     rs = list(map(cache.get, words))
     if special: rs[0] = entry(words[0], True)
     for k in [k for k, r in enumerate(rs) if r is None]:
         if len(cache) > 100_000: cache.clear()
         rs[k] = cache[words[k]] = entry(words[k], False)
-    ids.extend(chain.from_iterable(map(itemgetter(0), rs))); tokens.extend(chain.from_iterable(map(itemgetter(1), rs)))
-    bs = list(map(add, starts, repeat(base - pre)))
-    if pre: bs[0] = base
-    bs = list(chain.from_iterable(map(repeat, bs, map(len, map(itemgetter(0), rs)))))
-    offsets.extend(zip(map(add, bs, chain.from_iterable(map(itemgetter(2), rs))), map(add, bs, chain.from_iterable(map(itemgetter(3), rs)))))
+    for r in rs: ids += r[0]; tokens += r[1]
+    offsets += [(b + x, b + y) for b, r in zip(map(add, starts, repeat(base - pre)), rs) for x, y in r[2]]
 
 def _one_fast(self: PipelineTokenizer, text: str, type_id: int, allowed_special, disallowed_special) -> Tokens:
     "`_one`'s result: the alignment only where a normalizer needs it, the tokens of each piece from a cache."
