@@ -1131,10 +1131,10 @@ def quick_normalize(p, text: str, pos=(0, 0)) -> tuple[str, list[int] | tuple[in
         return out
     if t is Prepend: return (p.prepend + text, (pos[0] + len(p.prepend), pos[1]) if type(pos) is tuple else [pos[0]] * len(p.prepend) + pos) if text else (text, pos)
     if t is Precompiled and p._map is not None and not p._map.untouched(text):
-        new = p._map._known[3]
-        for c in set(text) - new.keys(): new[c] = c if p._map.lookup(c) is None else p._map.lookup(c)
-        new = list(map(new.__getitem__, text))
-        if "\r\n" in text or _JOINS.search(text) or "" in new: return None  # graphemes of several characters; HF aligns deletions so
+        new, chars = p._map._known[3], set(text)
+        for c in chars - new.keys(): new[c] = c if p._map.lookup(c) is None else p._map.lookup(c)
+        if "\r\n" in text or not text.isascii() and _JOINS.search(text) or not all(map(new.get, chars)): return None  # graphemes of
+        new = list(map(new.__getitem__, text))  # several characters, deletions (HF aligns them its own way)
         return "".join(new), list(chain.from_iterable(map(repeat, _positions(text, pos), map(len, new))))
     if t is BertNormalizer:
         if p.clean_text and _ASCII_CONTROL.search(text): return None
@@ -1149,6 +1149,7 @@ def quick_normalize(p, text: str, pos=(0, 0)) -> tuple[str, list[int] | tuple[in
     if t is Strip:
         a = len(text) - len(text.lstrip(WHITE_SPACE)) if p.strip_left else 0
         b = max(a, len(text.rstrip(WHITE_SPACE)) if p.strip_right else len(text))
+        if a == 0 and b == len(text): return text, pos
         return text[a:b], (pos[0], pos[1] + a) if type(pos) is tuple and not (a and pos[0]) and b >= pos[0] else _positions(text, pos)[a:b]
     if t is Replace:
         one = p.pattern.get("String")
