@@ -12,9 +12,9 @@ import unicodedata
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import MISSING, dataclass, field, fields
-from functools import cached_property, lru_cache
+from functools import lru_cache
 from itertools import accumulate, chain, groupby, repeat
-from operator import add, itemgetter
+from operator import add
 
 import regex
 
