@@ -13,7 +13,7 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import MISSING, dataclass, field, fields
 from functools import lru_cache
-from itertools import accumulate, chain, groupby, repeat
+from itertools import accumulate, groupby, repeat
 from operator import add
 
 import regex
@@ -1135,7 +1135,7 @@ def quick_normalize(p, text: str, pos=(0, 0)) -> tuple[str, list[int] | tuple[in
         for c in chars - new.keys(): new[c] = c if p._map.lookup(c) is None else p._map.lookup(c)
         if "\r\n" in text or not text.isascii() and _JOINS.search(text) or not all(map(new.get, chars)): return None  # graphemes of
         new = list(map(new.__getitem__, text))  # several characters, deletions (HF aligns them its own way)
-        return "".join(new), list(chain.from_iterable(map(repeat, _positions(text, pos), map(len, new))))
+        return "".join(new), [q for q, r in zip(_positions(text, pos), new) for _ in r]
     if t is BertNormalizer:
         if p.clean_text and _ASCII_CONTROL.search(text): return None
         plain, strip = p.__dict__.setdefault("_plain", set()), p.lowercase if p.strip_accents is None else p.strip_accents
