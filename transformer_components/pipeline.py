@@ -12,7 +12,7 @@ import unicodedata
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import MISSING, dataclass, field, fields
-from functools import lru_cache
+from functools import lru_cache, reduce
 from itertools import accumulate, groupby, repeat
 from operator import add
 
@@ -1125,10 +1125,7 @@ def quick_normalize(p, text: str, pos=(0, 0)) -> tuple[str, list[int] | tuple[in
     positions, or is `(lead, skip)` for the identity (`lead` characters put before the first, then character `lead + k`
     is original `skip + k`); `None` where `p` does more (then the reference alignment is needed)."""
     t = type(p)
-    if t is NormalizerSequence:
-        out = (text, pos)
-        for q in p.normalizers: out = out and quick_normalize(q, *out)
-        return out
+    if t is NormalizerSequence: return reduce(lambda out, q: out and quick_normalize(q, *out), p.normalizers, (text, pos))
     if t is Prepend: return (p.prepend + text, (pos[0] + len(p.prepend), pos[1]) if type(pos) is tuple else [pos[0]] * len(p.prepend) + pos) if text else (text, pos)
     if t is Precompiled and p._map is not None and not p._map.untouched(text):
         new, chars = p._map._known[3], set(text)
@@ -1191,17 +1188,17 @@ def _last_words(p, text: str, first: bool, cut) -> tuple[int, list[str], list[in
     return pre, list(map(regex.Match.group, ms)), list(map(regex.Match.start, ms))
 
 def _fast_plan(self: PipelineTokenizer) -> tuple | None:
-    "`(cutters, last, cut)`: the pre-tokenizers that only cut, the last one, the pattern it cuts with; `None` where they are others."
+    "`(cutter, last, cut)`: a pre-tokenizer that only cuts, the last one, the pattern it cuts with; `None` where they are others."
     pt, m = self.pre_tokenizer, self.model
     parts = pt.pretokenizers if type(pt) is PreTokenizerSequence else [pt] if pt is not None else []
     last = parts[-1] if parts and type(parts[-1]) in (ByteLevel, Metaspace) else None
     cutters = parts[:-1] if last is not None else parts
-    if not all(type(p) in _CUTTERS for p in cutters): return None
-    if type(last) is Metaspace and last.split: r = regex.escape(last.replacement); return cutters, last, regex.compile(f"{r}[^{r}]*|[^{r}]+")
-    whole = not cutters and (last is None or type(last) is Metaspace)  # the model sees whole texts: cut where no merge joins
-    safe = type(m) is BPE and "▁" in m.vocab and not (m.ignore_merges or m.continuing_subword_prefix or m.end_of_word_suffix)
-    boundary = whole and safe and not any("▁" in (a + b).lstrip("▁") for a, b in m.merges)
-    return cutters, last, regex.compile("▁+[^▁]*|[^▁]+") if boundary else None
+    if len(cutters) > 1 or cutters and type(cutters[0]) not in _CUTTERS: return None
+    cutter = cutters[0] if cutters else None
+    if type(last) is Metaspace and last.split: r = regex.escape(last.replacement); return cutter, last, regex.compile(f"{r}[^{r}]*|[^{r}]+")
+    whole = not cutters and type(last) is not ByteLevel and type(m) is BPE and "▁" in m.vocab  # the model sees whole texts:
+    safe = not (m.ignore_merges or m.continuing_subword_prefix or m.end_of_word_suffix) if whole else False  # cut where no merge joins
+    return cutter, last, regex.compile("▁+[^▁]*|[^▁]+") if safe and not any("▁" in (a + b).lstrip("▁") for a, b in m.merges) else None
 
 # %% ../nbs/07_pipeline.ipynb #de7a0662
 def _model_entry(self: PipelineTokenizer, w: str, pre: int) -> tuple:
@@ -1217,14 +1214,11 @@ def _model_entry(self: PipelineTokenizer, w: str, pre: int) -> tuple:
 
 def _fast_words(self: PipelineTokenizer, text: str, base: int, first: bool, ids: list, tokens: list, offsets: list, cutting: bool = True):
     """Append the ids, tokens and offsets (`base` added) of normalized text `text` (`first`: it starts the original text):
-    cut by the cutting pre-tokenizers, each piece's tokens from a cache, else from the last pre-tokenizer and the model."""
-    cutters, last, cut, caches = self._fast
-    if cutting and cutters:
-        words, starts = _cut_words(cutters[0], text)
-        for p in cutters[1:]:
-            pairs = [(w2, s + s2) for w, s in zip(words, starts) for w2, s2 in zip(*_cut_words(p, w))]
-            words, starts = [w for w, _ in pairs], [s for _, s in pairs]
-        pre, cache, special = 0, caches[1], first and words and starts[0] == 0 and type(last) is Metaspace and last.prepend_scheme == "first"
+    cut by the cutting pre-tokenizer, each piece's tokens from a cache, else from the last pre-tokenizer and the model."""
+    cutter, last, cut, caches = self._fast
+    if cutting and cutter is not None:
+        (words, starts), pre, cache = _cut_words(cutter, text), 0, caches[1]
+        special = first and words and starts[0] == 0 and type(last) is Metaspace and last.prepend_scheme == "first"
     else: (pre, words, starts), cache = _last_words(last, text, first, cut), caches[0]; special = pre > 0
     def entry(w, special):
         if cache is caches[0]: return self._model_entry(w, pre if special else 0)
