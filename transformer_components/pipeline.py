@@ -6,13 +6,15 @@
 from __future__ import annotations
 
 import base64
+import re
 import struct
 import unicodedata
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import MISSING, dataclass, field, fields
-from functools import lru_cache
-from itertools import groupby
+from functools import lru_cache, reduce
+from itertools import accumulate, groupby, repeat
+from operator import add
 
 import regex
 
@@ -33,7 +35,7 @@ __all__ = ['NFC', 'NFD', 'NFKC', 'NFKD', 'Normalized', 'transform', 'part', 'Uns
            'BertProcessing', 'ProcessorSequence', 'ByteLevelDecoder', 'WordPieceDecoder', 'MetaspaceDecoder',
            'BPEDecoder', 'ByteFallback', 'Fuse', 'StripDecoder', 'ReplaceDecoder', 'CTC', 'DecoderSequence', 'truncate',
            'pad_length', 'pad', 'PaddedEncoding', 'PipelineTokenizer', 'encode', 'encode_batch', 'decode',
-           'from_json_dict', 'to_json_dict', 'train']
+           'from_json_dict', 'to_json_dict', 'train', 'quick_normalize']
 
 # %% ../nbs/07_pipeline.ipynb #f0327652
 class Normalized:
@@ -986,7 +988,9 @@ class PipelineTokenizer(Tokenizer):
     "Any `tokenizer.json`: a normalizer, a pre-tokenizer, a model, a post-processor and a decoder (each may be `None` but the model)."
     def __init__(self, model, normalizer=None, pre_tokenizer=None, post_processor=None, decoder=None,
                  truncation: dict | None = None,  # HF's `truncation` section
-                 padding: dict | None = None):  # HF's `padding` section
+                 padding: dict | None = None,  # HF's `padding` section
+                 fast: bool = False):  # encode by the fast path of "Making it fast" (the same encodings)
+        self.fast = fast
         self.model, self.normalizer, self.pre_tokenizer, self.post_processor, self.decoder = model, normalizer, pre_tokenizer, post_processor, decoder
         self.truncation, self.padding = _options(truncation, _TRUNCATION, "truncation"), _options(padding, _PADDING, "padding")
         vocab = model.vocab if isinstance(model.vocab, dict) else {p: i for i, (p, _) in reversed(list(enumerate(model.vocab)))}
@@ -1048,7 +1052,8 @@ def encode(self: PipelineTokenizer,
 
 def _encodings(self: PipelineTokenizer, text, pair, add_special_tokens, allowed_special, disallowed_special) -> Tokens:
     "Encoded, truncated and post-processed, not padded."
-    encs = [self._one(t, k, allowed_special, disallowed_special) for k, t in enumerate([text] if pair is None else [text, pair])]
+    one = self._one_fast if self.fast else self._one
+    encs = [one(t, k, allowed_special, disallowed_special) for k, t in enumerate([text] if pair is None else [text, pair])]
     pp = self.post_processor
     if self.truncation is not None:
         room = pp.added(len(encs) == 2) if pp is not None and add_special_tokens else 0
@@ -1104,7 +1109,7 @@ def from_json_dict(cls, d: dict, where: str = "<dict>") -> PipelineTokenizer:
             if k not in _TOP_KEYS: raise Unsupported(f"unknown key {k!r} (known: {sorted(_TOP_KEYS)})")
         model = component("model", {**d["model"], "type": _model_type(d["model"])})
         tok = cls(model, *(component(s, d.get(s)) for s in ("normalizer", "pre_tokenizer", "post_processor", "decoder")),
-                  truncation=d.get("truncation"), padding=d.get("padding"))
+                  truncation=d.get("truncation"), padding=d.get("padding"), fast=cls._read_fast)
     except (Unsupported, UnigramError) as e: raise type(e)(f"{where}: {e}") from None
     for t, i, known in read_added_tokens(d, tok._model_vocab, where): tok._register_added(t, i, known)
     return tok
@@ -1115,6 +1120,7 @@ def to_json_dict(self: PipelineTokenizer) -> dict:
             **{s: to_json(getattr(self, s)) for s in ("normalizer", "pre_tokenizer", "model", "post_processor", "decoder")}}
 
 PipelineTokenizer.from_json_dict, PipelineTokenizer.to_json_dict = classmethod(from_json_dict), to_json_dict
+PipelineTokenizer._read_fast = False  # "Making it fast" below turns the fast path on for the files read from then on
 
 # %% ../nbs/07_pipeline.ipynb #8cfd0954
 def train(cls,
@@ -1131,3 +1137,173 @@ def train(cls,
     return cls(Unigram([[p, s] for p, s in pieces], unk_id=0), pre_tokenizer=pre, decoder=MetaspaceDecoder())
 
 PipelineTokenizer.train = classmethod(train)
+
+# %% ../nbs/07_pipeline.ipynb #e99e7936
+_JOINS = regex.compile(r"[\p{GCB=Extend}\p{GCB=ZWJ}\p{GCB=SpacingMark}\p{GCB=Prepend}\p{GCB=L}\p{GCB=V}\p{GCB=T}\p{GCB=LV}\p{GCB=LVT}\p{GCB=RI}]")
+
+def _untouched(self: CharsMap, text: str) -> bool:
+    "Whether the map leaves `text` as it is: no character is replaced, none that starts a longer key begins a grapheme of several."
+    (plain, prefix, replaced, _), chars = self._known, set(text)
+    if chars <= plain: return True
+    if chars & replaced: return False
+    for c in chars - plain - prefix:
+        u, pos = self.units, (self.units[0] >> 10) << ((self.units[0] & 512) >> 6)
+        for b in c.encode("utf-8"):
+            pos ^= b
+            if pos >= len(u) or (u[pos] & 0x800000FF) != b: plain.add(c); break
+            if (u[pos] >> 8) & 1: replaced.add(c); return False
+            pos ^= (u[pos] >> 10) << ((u[pos] & 512) >> 6)
+        else: prefix.add(c)
+    return "\r\n" not in text and (text.isascii() or not _JOINS.search(text))
+
+CharsMap.untouched = _untouched
+CharsMap._known = property(lambda self: self.__dict__.setdefault("_sets", (set(), set(), set(), {})))  # plain, prefix, replaced; char -> new
+_ASCII_CONTROL = re.compile("[\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f]")  # the characters of `_CONTROL_RE` in ASCII
+
+def _positions(text: str, pos) -> list[int]:
+    "`pos` (see below) as a list: the original position of each character of `text`."
+    return pos if type(pos) is list else [pos[1]] * pos[0] + list(range(pos[1], pos[1] + len(text) - pos[0]))
+
+def quick_normalize(p, text: str, pos=(0, 0)) -> tuple[str, list[int] | tuple[int, int]] | None:
+    """`(text, pos)` after normalizer `p` while each character stands for one original character: `pos` lists their
+    positions, or is `(lead, skip)` for the identity (`lead` characters put before the first, then character `lead + k`
+    is original `skip + k`); `None` where `p` does more (then the reference alignment is needed)."""
+    t = type(p)
+    if t is NormalizerSequence: return reduce(lambda out, q: out and quick_normalize(q, *out), p.normalizers, (text, pos))
+    if t is Prepend: return (p.prepend + text, (pos[0] + len(p.prepend), pos[1]) if type(pos) is tuple else [pos[0]] * len(p.prepend) + pos) if text else (text, pos)
+    if t is Precompiled and p._map is not None and not p._map.untouched(text):
+        new, chars = p._map._known[3], set(text)
+        for c in chars - new.keys(): new[c] = c if p._map.lookup(c) is None else p._map.lookup(c)
+        if "\r\n" in text or not text.isascii() and _JOINS.search(text) or not all(map(new.get, chars)): return None  # graphemes of
+        new = list(map(new.__getitem__, text))  # several characters, deletions (HF aligns them its own way)
+        return "".join(new), [q for q, r in zip(_positions(text, pos), new) for _ in r]
+    if t is BertNormalizer:
+        if p.clean_text and _ASCII_CONTROL.search(text): return None
+        plain, strip = p.__dict__.setdefault("_plain", set()), p.lowercase if p.strip_accents is None else p.strip_accents
+        for c in set(text) - plain if not text.isascii() else ():  # non-ASCII characters the parts would drop, space or split: none
+            if c > "\x7f" and (p.clean_text and (c == "\ufffd" or _CONTROL_RE.match(c)) or p.handle_chinese_chars and _CJK_RE.match(c)
+                                or strip and (unicodedata.normalize("NFD", c) != c or unicodedata.combining(c) or _MARK_RE.match(c))): return None
+            plain.add(c)
+        text = text.translate(_SPACE_TABLE) if p.clean_text else text
+        if not p.lowercase: return text, pos
+    if t is Lowercase or t is BertNormalizer: low = _lower(text); return (low, pos) if len(low) == len(text) else None
+    if t is Strip:
+        a = len(text) - len(text.lstrip(WHITE_SPACE)) if p.strip_left else 0
+        b = max(a, len(text.rstrip(WHITE_SPACE)) if p.strip_right else len(text))
+        if a == 0 and b == len(text): return text, pos
+        return text[a:b], (pos[0], pos[1] + a) if type(pos) is tuple and not (a and pos[0]) and b >= pos[0] else _positions(text, pos)[a:b]
+    if t is Replace:
+        one = p.pattern.get("String")
+        if one is not None and len(one) == len(p.content) == 1: return text.replace(one, p.content), pos
+        spans = [m.span() for m in finditer(p._re, text) if m.end() > m.start()]
+        if not spans: return text, pos
+        pos, out, new, last = _positions(text, pos), [], [], 0
+        for s, e in spans: out += [text[last:s], p.content]; new += pos[last:s] + [pos[e - 1]] * len(p.content); last = e
+        return "".join(out) + text[last:], new + pos[last:]
+    return (text, pos) if p is None or t is Precompiled or t in (StripAccents, NFC, NFD, NFKC, NFKD) and text.isascii() else None
+
+# %% ../nbs/07_pipeline.ipynb #23664b1a
+_WS_CLASS = "".join(f"\\u{ord(c):04x}" for c in WHITE_SPACE)
+_ASCII_WS, _ASCII_PUNCT = " \t\n\x0b\x0c\r", "!-/:-@\\[-`{-~"
+_CUT_RE = {WhitespaceSplit: (re.compile(f"[^{_ASCII_WS}]+"), re.compile(f"[^{_WS_CLASS}]+")),  # for ASCII text, for any text
+           BertPreTokenizer: (re.compile(f"[{_ASCII_PUNCT}]|[^{_ASCII_WS}{_ASCII_PUNCT}]+"), re.compile(f"[{_PUNCT_CLASS}]|[^{_PUNCT_CLASS}{_WS_CLASS}]+"))}
+_CUTTERS = (Split, Punctuation, Digits, CharDelimiterSplit, Whitespace, WhitespaceSplit, BertPreTokenizer, UnicodeScripts)
+
+def _cut_words(p, text: str) -> tuple[list[str], list[int]]:
+    "The pieces pre-tokenizer `p` (one that only cuts) cuts `text` into, and where each starts."
+    if type(p) in _CUT_RE:
+        ms = list(_CUT_RE[type(p)][not text.isascii()].finditer(text))
+        return list(map(re.Match.group, ms)), list(map(re.Match.start, ms))
+    spans = [(q.align[0][0], q.align[-1][1]) for q in p.pre_tokenize(Normalized(text))]
+    return [text[s:e] for s, e in spans], [s for s, _ in spans]
+
+def _last_words(p, text: str, first: bool, cut) -> tuple[int, list[str], list[int]]:
+    "What the last pre-tokenizer `p` (`ByteLevel`, `Metaspace` or none) makes of `text`: characters put before it, pieces, their starts."
+    t, pre = text, 0
+    if type(p) is ByteLevel and p.add_prefix_space and text and not text.startswith(" "): t, pre = " " + text, 1
+    if type(p) is Metaspace:
+        t = text.replace(" ", p.replacement)
+        if t and not t.startswith(p.replacement) and (p.prepend_scheme == "always" or p.prepend_scheme == "first" and first): t, pre = p.replacement + t, 1
+    if type(p) is ByteLevel and p.use_regex:
+        words = pretokenize(t) if t.isascii() else [t[slice(*m.span())] for m in finditer(_GPT2, t)]  # (`finditer` may change characters)
+        return pre, words, [0, *accumulate(map(len, words))][:-1]
+    if cut is None: return pre, [t] if t else [], [0] if t else []
+    ms = list(cut.finditer(t))
+    return pre, list(map(regex.Match.group, ms)), list(map(regex.Match.start, ms))
+
+def _fast_plan(self: PipelineTokenizer) -> tuple | None:
+    "`(cutter, last, cut)`: a pre-tokenizer that only cuts, the last one, the pattern it cuts with; `None` where they are others."
+    pt, m = self.pre_tokenizer, self.model
+    parts = pt.pretokenizers if type(pt) is PreTokenizerSequence else [pt] if pt is not None else []
+    last = parts[-1] if parts and type(parts[-1]) in (ByteLevel, Metaspace) else None
+    cutters = parts[:-1] if last is not None else parts
+    if len(cutters) > 1 or cutters and type(cutters[0]) not in _CUTTERS: return None
+    cutter = cutters[0] if cutters else None
+    if type(last) is Metaspace and last.split: r = regex.escape(last.replacement); return cutter, last, regex.compile(f"{r}[^{r}]*|[^{r}]+")
+    whole = not cutters and type(last) is not ByteLevel and type(m) is BPE and "▁" in m.vocab  # the model sees whole texts:
+    safe = not (m.ignore_merges or m.continuing_subword_prefix or m.end_of_word_suffix) if whole else False  # cut where no merge joins
+    return cutter, last, regex.compile("▁+[^▁]*|[^▁]+") if safe and not any("▁" in (a + b).lstrip("▁") for a, b in m.merges) else None
+
+# %% ../nbs/07_pipeline.ipynb #de7a0662
+def _model_entry(self: PipelineTokenizer, w: str, pre: int) -> tuple:
+    "`(ids, tokens, offsets)` of the model's tokens of piece `w`, which starts with `pre` characters put before the text."
+    byte_level = type(self._fast[1]) is ByteLevel
+    word = "".join(_BYTE_CHARS[b] for b in w.encode("utf-8", "surrogatepass")) if byte_level else w
+    toks, unk = self.model.tokenize(word), self.model.unk_id if isinstance(self.model, Unigram) else None
+    tokens = [word[s:e] if i == unk else self._id_token[i] for i, s, e in toks]
+    if byte_level and not w.isascii():
+        char_of = [k for k, c in enumerate(w) for _ in c.encode("utf-8", "surrogatepass")]
+        toks = [(i, char_of[s], char_of[e - 1] + 1) for i, s, e in toks]
+    return [i for i, _, _ in toks], tokens, [(max(s, pre), max(e, pre + 1)) for _, s, e in toks]  # the characters put before: the first's
+
+def _fast_words(self: PipelineTokenizer, text: str, base: int, first: bool, ids: list, tokens: list, offsets: list, cutting: bool = True):
+    """Append the ids, tokens and offsets (`base` added) of normalized text `text` (`first`: it starts the original text):
+    cut by the cutting pre-tokenizer, each piece's tokens from a cache, else from the last pre-tokenizer and the model."""
+    cutter, last, cut, caches = self._fast
+    if cutting and cutter is not None:
+        (words, starts), pre, cache = _cut_words(cutter, text), 0, caches[1]
+        special = first and words and starts[0] == 0 and type(last) is Metaspace and last.prepend_scheme == "first"
+    else: (pre, words, starts), cache = _last_words(last, text, first, cut), caches[0]; special = pre > 0
+    def entry(w, special):
+        if cache is caches[0]: return self._model_entry(w, pre if special else 0)
+        out = ([], [], [])
+        self._fast_words(w, 0, special, *out, cutting=False)
+        return out
+    rs = list(map(cache.get, words))
+    if special: rs[0] = entry(words[0], True)
+    for k in [k for k, r in enumerate(rs) if r is None]:
+        if len(cache) > 100_000: cache.clear()
+        rs[k] = cache[words[k]] = entry(words[k], False)
+    for r in rs: ids += r[0]; tokens += r[1]
+    offsets += [(b + x, b + y) for b, r in zip(map(add, starts, repeat(base - pre)), rs) for x, y in r[2]]
+
+def _one_fast(self: PipelineTokenizer, text: str, type_id: int, allowed_special, disallowed_special) -> Tokens:
+    "`_one`'s result: the alignment only where a normalizer needs it, the tokens of each piece from a cache."
+    if self._fast is None: self._fast = (*plan, ({}, {})) if (plan := _fast_plan(self)) else False
+    if self._fast is False: return self._one(text, type_id, allowed_special, disallowed_special)
+    _, raw, normed, disallowed = self._matchers_for(allowed_special, disallowed_special)
+    found = find_added(text, raw, disallowed) if raw is not None else []
+    ids, tokens, offsets = [], [], []
+    for (a, b), f in zip(_gaps(found, len(text)), found + [None]):
+        if b > a:
+            q, k = quick_normalize(self.normalizer, text[a:b], (0, a)), len(offsets)
+            if q is None:
+                n = self._normalize_text(Normalized(text[a:b], list(zip(range(a, b), range(a + 1, b + 1)))))
+                t, starts, ends = n.text, [s for s, _ in n.align], [e for _, e in n.align]
+            elif type(q[1]) is list: t, starts = q; ends = None
+            else: t, (lead, skip) = q; starts = ends = None
+            shift, at0 = (skip - lead, lead if skip == 0 else -1) if starts is None else (0, next((j for j, x in enumerate(starts) if x), len(starts)) - 1)
+            inner = find_added(t, normed, disallowed) if normed is not None else []
+            for (c, d), g in zip(_gaps(inner, len(t)), inner + [None]):
+                if d > c: self._fast_words(t[c:d] if d - c < len(t) else t, c + shift, c <= at0, ids, tokens, offsets)
+                if g is not None: ids.append(g[2].id); tokens.append(t[g[0]:g[1]]); offsets.append((g[0] + shift, g[1] + shift))
+            if ends is not None: offsets[k:] = [(starts[x], ends[y - 1]) for x, y in offsets[k:]]
+            elif starts is not None: offsets[k:] = [(starts[x], starts[y - 1] + 1) for x, y in offsets[k:]]
+            while starts is None and lead and k < len(offsets) and (offsets[k][0] < skip or offsets[k][1] <= skip):
+                offsets[k] = (max(offsets[k][0], skip), max(offsets[k][1], skip + 1)); k += 1  # the characters put before: the first's
+        if f is not None: ids.append(f[2].id); tokens.append(text[f[0]:f[1]]); offsets.append((f[0], f[1]))
+    return Tokens(ids, tokens, offsets, [type_id] * len(ids), [0] * len(ids))
+
+PipelineTokenizer._fast = None  # the plan and caches, made at the first `encode`
+PipelineTokenizer._read_fast = True  # `from_json_dict` (so `from_file` and `load_tokenizer`) turns the switch on
+PipelineTokenizer._model_entry, PipelineTokenizer._fast_words, PipelineTokenizer._one_fast = _model_entry, _fast_words, _one_fast
