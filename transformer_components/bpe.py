@@ -21,7 +21,7 @@ from fastcore.basics import patch
 from fastcore.meta import delegates
 
 from .core import check_positive_int
-from .tokenizer import AddedToken, Encoding, Tokenizer, _as_int, pair_encoding, read_added_tokens, tokenizer_json_model
+from .tokenizer import AddedToken, Encoding, IdOffsetsEncoding, Tokenizer, _as_int, pair_encoding, read_added_tokens, tokenizer_json_model
 
 # %% auto #0
 __all__ = ['GPT2_PATTERN', 'SHORT_WORD', 'count_pairs', 'merge_symbols', 'bytes_to_unicode', 'pretokenize', 'bpe_merge_word',
@@ -362,17 +362,6 @@ def _plain_offsets(self: BPETokenizer, text: str) -> list[tuple[int, int]]:
     "Offsets of `text` (no added tokens in it): `_id_offsets` of its ids."
     return self._id_offsets(self._plain_ids(text), text)
 
-# %% ../nbs/04_bpe.ipynb #37d04e14
-class _BPEEncoding(Encoding):
-    "The `Encoding` of a text without added tokens: its offsets come from its own ids (`BPETokenizer._id_offsets`)."
-    __slots__ = ()
-
-    @property
-    def offsets(self) -> list[tuple[int, int]]:
-        "`(start, end)` of each token: `text[start:end]` is what it covers."
-        if getattr(self, "_offsets", None) is None: self._offsets = self._source._id_offsets(self, self._inputs)
-        return self._offsets
-
 # %% ../nbs/04_bpe.ipynb #c6c60f8c
 @patch
 def encode(self: BPETokenizer,
@@ -390,7 +379,7 @@ def encode(self: BPETokenizer,
         except (KeyError, TypeError): hint = self._matchers_for(allowed_special, disallowed_special)[0]
         segs = self._split_added(text, allowed_special, disallowed_special) if hint is not None and hint in text else None
         if segs is not None: return Encoding.lazy(self._segment_ids(text, segs, self._plain_ids), self, (text, segs))
-    return _BPEEncoding.lazy(self._plain_ids(text), self, text)
+    return IdOffsetsEncoding.lazy(self._plain_ids(text), self, text)
 
 @patch
 def _encode_pair(self: BPETokenizer, text: str, pair: str, allowed_special, disallowed_special) -> Encoding:
@@ -405,7 +394,7 @@ def encode_ordinary(self: BPETokenizer, text: str) -> Encoding:
     "`encode(text, disallowed_special='none')`: special text is ordinary text (tiktoken's `encode_ordinary`)."
     if self._plain_added: return self.encode(text, disallowed_special="none")  # added tokens that are not special still count
     if not isinstance(text, str): _check_text(text)
-    return _BPEEncoding.lazy(self._plain_ids(text), self, text)
+    return IdOffsetsEncoding.lazy(self._plain_ids(text), self, text)
 
 @patch
 def tokenize(self: BPETokenizer, text: str) -> list[str]:

@@ -21,8 +21,8 @@ from fastcore.basics import patch
 from .core import atomic_write, check_positive_int
 
 # %% auto #0
-__all__ = ['WHITE_SPACE', 'Tokenizer', 'Encoding', 'pair_encoding', 'AddedToken', 'added_token_json', 'parse_added_token',
-           'DisallowedSpecialToken', 'find_added', 'read_added_tokens', 'tokenizer_json_model']
+__all__ = ['WHITE_SPACE', 'Tokenizer', 'Encoding', 'pair_encoding', 'IdOffsetsEncoding', 'AddedToken', 'added_token_json',
+           'parse_added_token', 'DisallowedSpecialToken', 'find_added', 'read_added_tokens', 'tokenizer_json_model']
 
 # %% ../nbs/01_tokenizer.ipynb #tk000017
 class Tokenizer:
@@ -210,6 +210,17 @@ def _lazy(cls,
     return enc
 
 Encoding.lazy = classmethod(_lazy)  # a plain classmethod: `patch`'s costs a call per use, and this is the hot path
+
+# %% ../nbs/01_tokenizer.ipynb #8714786b
+class IdOffsetsEncoding(Encoding):
+    "A lazy `Encoding` whose offsets its tokenizer computes from the ids themselves: `source._id_offsets(ids, inputs)`."
+    __slots__ = ()
+
+    @property
+    def offsets(self) -> list[tuple[int, int]]:
+        "`(start, end)` of each token: `text[start:end]` is what it covers; `(0, 0)` for added special tokens."
+        if getattr(self, "_offsets", None) is None: self._offsets = self._source._id_offsets(self, self._inputs)
+        return self._offsets
 
 # %% ../nbs/01_tokenizer.ipynb #bf34a454
 @patch

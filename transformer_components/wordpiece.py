@@ -19,7 +19,7 @@ from pathlib import Path
 from fastcore.basics import patch
 
 from .core import atomic_write, check_choice, check_positive_int
-from .tokenizer import AddedToken, Encoding, Tokenizer, _as_int, _segments, find_added, read_added_tokens, tokenizer_json_model
+from .tokenizer import AddedToken, Encoding, IdOffsetsEncoding, Tokenizer, _as_int, _segments, find_added, read_added_tokens, tokenizer_json_model
 
 # %% auto #0
 __all__ = ['BERT_SPECIAL_TOKENS', 'wordpiece_split', 'bert_normalize', 'bert_pre_tokenize', 'WordPiece', 'count_words',
@@ -529,16 +529,6 @@ def _offsets(self: WordPiece, inputs: tuple) -> list[tuple[int, int]]:
     return a if b is None else a + b
 
 # %% ../nbs/05_wordpiece.ipynb #094ce23a
-class _WordPieceEncoding(Encoding):
-    "The `Encoding` `WordPiece.encode` returns: its offsets come from its own ids where they can (`WordPiece._id_offsets`)."
-    __slots__ = ()
-
-    @property
-    def offsets(self) -> list[tuple[int, int]]:
-        "`(start, end)` of each token: `text[start:end]` is what it covers; `(0, 0)` for added special tokens."
-        if getattr(self, "_offsets", None) is None: self._offsets = self._source._id_offsets(self, self._inputs)
-        return self._offsets
-
 @patch
 def _id_offsets(self: WordPiece, ids: list[int], inputs: tuple) -> list[tuple[int, int]]:
     "`_offsets(inputs)`, from `ids` (what `encode(*inputs)` gave) when that is one ASCII text holding no added token."
@@ -549,7 +539,7 @@ def _id_offsets(self: WordPiece, ids: list[int], inputs: tuple) -> list[tuple[in
         if out is not None: return [(0, 0), *out, (0, 0)] if wrapped else out
     return self._offsets(inputs)
 
-WordPiece._encoding_type = _WordPieceEncoding
+WordPiece._encoding_type = IdOffsetsEncoding
 
 # %% ../nbs/05_wordpiece.ipynb #3c426476
 _CLEANUP = [(" .", "."), (" ?", "?"), (" !", "!"), (" ,", ","), (" ' ", "'"), (" n't", "n't"), (" 'm", "'m"),
