@@ -214,7 +214,9 @@ def onig_to_regex(p: str, where) -> str:
         elif inside and (k in _INSIDE or t[0] == "[" and t[:2] != "[:" or k[0] in "\\[&" and k in _NOT_INSIDE):
             if k not in _INSIDE: _refuse(where, "pattern", f"uses {t} in a character class, which means something else in HF's engine (Oniguruma); not supported")
             t = _INSIDE[k]
-        elif inside: inside = t != "]"
+        elif inside:
+            inside = t != "]"
+            if not inside and out[-2:-1] == ["[^"]: out.append(out[-1])  # `regex` reads `[^a]|[^b]` as neither a nor b: `[^aa]`
         elif t[0] == "[": inside = t[:2] != "[:"
         elif t[:2] == "(?" and t[-1] in ":)":
             if "s" in t: _refuse(where, "pattern", "uses (?s), which HF's engine does not read (its dot-all flag is m)")
