@@ -198,6 +198,7 @@ _OUTSIDE = {"^": r"(?:\A|^(?!\z))", r"\Z": r"(?=\n?\z)", r"\h": "[0-9A-Fa-f]", r
 _OUTSIDE.update({r"\p{xdigit}": _OUTSIDE[r"\h"], r"\P{xdigit}": _OUTSIDE[r"\H"], r"\p{word}": _OUTSIDE[r"\w"], r"\P{word}": _OUTSIDE[r"\W"]})
 _INSIDE = {r"\h": "0-9A-Fa-f", "[:digit:]": r"\p{Nd}", "[:^digit:]": r"\P{Nd}", "[:alnum:]": r"\p{Alphabetic}\p{Nd}"}
 _NOT_INSIDE = {*_OUTSIDE, "&&", "[:^alnum:]", "[:word:]", "[:^word:]"}  # no class of `regex` V0 says what they say there
+# and `\X` anywhere: a grapheme by Unicode's rules before 15.1 there (no Indic conjuncts), by 15.1's in `regex`
 
 def _key(t: str) -> str:
     "`\\p{Word}`, `\\p{^ word}`... as `\\p{word}` or `\\P{word}`; any other piece of a pattern as it is."
@@ -211,8 +212,8 @@ def onig_to_regex(p: str, where) -> str:
     for t in _TOKEN.findall(p):
         k = _key(t)
         if t.startswith("\\x{"): t = f"\\U{int(t[3:-1], 16):08x}"
-        elif inside and (k in _INSIDE or t[0] == "[" and t[:2] != "[:" or k[0] in "\\[&" and k in _NOT_INSIDE):
-            if k not in _INSIDE: _refuse(where, "pattern", f"uses {t} in a character class, which means something else in HF's engine (Oniguruma); not supported")
+        elif k == r"\X" or inside and (k in _INSIDE or t[0] == "[" and t[:2] != "[:" or k[0] in "\\[&" and k in _NOT_INSIDE):
+            if k not in _INSIDE: _refuse(where, "pattern", f"uses {t}{' in a character class' if inside else ''}, which means something else in HF's engine (Oniguruma); not supported")
             t = _INSIDE[k]
         elif inside:
             inside = t != "]"
