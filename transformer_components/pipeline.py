@@ -205,7 +205,7 @@ def _key(t: str) -> str:
     if t[:2] not in (r"\p", r"\P") or len(t) < 4: return t
     return ("\\P{" if (t[1] == "P") != ("^" in t) else "\\p{") + t[3:-1].strip("^").replace(" ", "").replace("_", "").lower() + "}"
 
-def onig_to_regex(p: str, where) -> str:
+def onig_to_regex(p: str, where) -> str:  # `where`: the part a refusal names
     """Oniguruma pattern `p` (Ruby syntax, which HF reads) in the `regex` module's syntax: what means something else
     there (`^`, `\\Z`, `\\h`, `\\w`, `\\b`, `(?m)` = dotall, `[[:digit:]]`...) translated; refused where no translation fits."""
     out, inside, opened = [], False, [0]  # in a character class; per open group, the scopes `(?i)` opened in it
@@ -226,12 +226,12 @@ def onig_to_regex(p: str, where) -> str:
             elif out: t = t[:-1] + ":"; opened[-1] += 1  # `a(?i)b|c` is `a(?i:b|c)` there: to the end of the group
         elif t == "(": opened.append(0)
         elif t == ")": t = ")" * (opened.pop() if len(opened) > 1 else 0) + t
-        else: t = _OUTSIDE.get(k, t)
+        else: t = _OUTSIDE.get(k, f"(?-i:{t})" if k[:2] in (r"\p", r"\P") and len(t) > 3 else t)  # (?i) leaves them alone there
         out.append(t)
     return "".join(out) + ")" * opened[0]
 
 def _pattern(p, where) -> regex.Pattern:
-    "The compiled `{'String': s}` or `{'Regex': r}` of a tokenizer.json."
+    "The compiled `{'String': s}` or `{'Regex': r}` of a tokenizer.json (a regex read as HF reads it: `onig_to_regex`)."
     if isinstance(p, dict) and len(p) == 1 and "String" in p: return regex.compile(regex.escape(p["String"]))
     if isinstance(p, dict) and len(p) == 1 and "Regex" in p:
         try: return regex.compile(onig_to_regex(p["Regex"], where), regex.V0 | regex.MULTILINE | regex.FULLCASE)
