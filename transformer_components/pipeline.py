@@ -27,15 +27,16 @@ from .wordpiece import (_CJK_RE, _CONTROL_RE, _MARK_RE, _NFD_KEEP, _PUNCT_CLASS,
 
 # %% auto #0
 __all__ = ['NFC', 'NFD', 'NFKC', 'NFKD', 'Normalized', 'transform', 'part', 'Unsupported', 'component', 'to_json',
-           'unicode_changes', 'Lowercase', 'StripAccents', 'Strip', 'finditer', 'Replace', 'Prepend', 'BertNormalizer',
-           'CharsMap', 'Precompiled', 'NormalizerSequence', 'split_spans', 'Split', 'Punctuation', 'Digits',
-           'CharDelimiterSplit', 'WhitespaceSplit', 'Whitespace', 'BertPreTokenizer', 'ByteLevel', 'Metaspace',
-           'UnicodeScripts', 'PreTokenizerSequence', 'bpe_merge_spans', 'BPE', 'WordPieceModel', 'WordLevel', 'Tokens',
-           'special_tokens', 'TemplateProcessing', 'trim_offsets', 'ByteLevelProcessing', 'RobertaProcessing',
-           'BertProcessing', 'ProcessorSequence', 'ByteLevelDecoder', 'WordPieceDecoder', 'MetaspaceDecoder',
-           'BPEDecoder', 'ByteFallback', 'Fuse', 'StripDecoder', 'ReplaceDecoder', 'CTC', 'DecoderSequence', 'truncate',
-           'pad_length', 'pad', 'PaddedEncoding', 'PipelineTokenizer', 'encode', 'encode_batch', 'decode',
-           'from_json_dict', 'to_json_dict', 'train', 'quick_normalize']
+           'unicode_changes', 'Lowercase', 'StripAccents', 'Strip', 'onig_to_regex', 'finditer', 'find_spans',
+           'Replace', 'Prepend', 'BertNormalizer', 'CharsMap', 'Precompiled', 'NormalizerSequence', 'split_spans',
+           'Split', 'Punctuation', 'Digits', 'CharDelimiterSplit', 'WhitespaceSplit', 'Whitespace', 'BertPreTokenizer',
+           'ByteLevel', 'Metaspace', 'UnicodeScripts', 'PreTokenizerSequence', 'bpe_merge_spans', 'BPE',
+           'WordPieceModel', 'WordLevel', 'Tokens', 'special_tokens', 'TemplateProcessing', 'trim_offsets',
+           'ByteLevelProcessing', 'RobertaProcessing', 'BertProcessing', 'ProcessorSequence', 'ByteLevelDecoder',
+           'WordPieceDecoder', 'MetaspaceDecoder', 'BPEDecoder', 'ByteFallback', 'Fuse', 'StripDecoder',
+           'ReplaceDecoder', 'CTC', 'DecoderSequence', 'truncate', 'pad_length', 'pad', 'PaddedEncoding',
+           'PipelineTokenizer', 'encode', 'encode_batch', 'decode', 'from_json_dict', 'to_json_dict', 'train',
+           'quick_normalize']
 
 # %% ../nbs/07_pipeline.ipynb #f0327652
 class Normalized:
@@ -188,15 +189,57 @@ class Strip:
         b = len(t.rstrip(ws)) if self.strip_right else len(t)
         return n.slice(a, max(a, b))
 
-# %% ../nbs/07_pipeline.ipynb #019d4772
+# %% ../nbs/07_pipeline.ipynb #6e8f4498
+_TOKEN = regex.compile(r"\\x\{[0-9A-Fa-f]+\}|\\[pP]\{\^?[\w ]+\}|\\.|\[:\^?\w+:\]|\[\^?\]?|\(\?[imsx-]*[:)]|&&|.", regex.S)
+_W = r"(?![\u200c\u200d])[\w\xb2\xb3\xb9\xbc-\xbe]"  # a word character in HF's engine: `regex`'s, less U+200C/D, plus ²³¹¼½¾
+_OUTSIDE = {"^": r"(?:\A|^(?!\z))", r"\Z": r"(?=\n?\z)", r"\h": "[0-9A-Fa-f]", r"\H": "[^0-9A-Fa-f]", r"\N": "(?-s:.)",
+            r"\w": f"(?:{_W})", r"\W": f"(?:(?!{_W})(?s:.))", r"\b": f"(?:(?<={_W})(?!{_W})|(?<!{_W})(?={_W}))",
+            r"\B": f"(?:(?<={_W})(?={_W})|(?<!{_W})(?!{_W}))"}
+_OUTSIDE.update({r"\p{xdigit}": _OUTSIDE[r"\h"], r"\P{xdigit}": _OUTSIDE[r"\H"], r"\p{word}": _OUTSIDE[r"\w"], r"\P{word}": _OUTSIDE[r"\W"]})
+_INSIDE = {r"\h": "0-9A-Fa-f", "[:digit:]": r"\p{Nd}", "[:^digit:]": r"\P{Nd}", "[:alnum:]": r"\p{Alphabetic}\p{Nd}"}
+_NOT_INSIDE = {*_OUTSIDE, "&&", "[:^alnum:]", "[:word:]", "[:^word:]"}  # no class of `regex` V0 says what they say there
+# and `\X` anywhere: a grapheme by Unicode's rules before 15.1 there (no Indic conjuncts), by 15.1's in `regex`
+
+def _key(t: str) -> str:
+    "`\\p{Word}`, `\\p{^ word}`... as `\\p{word}` or `\\P{word}`; any other piece of a pattern as it is."
+    if t[:2] not in (r"\p", r"\P") or len(t) < 4: return t
+    return ("\\P{" if (t[1] == "P") != ("^" in t) else "\\p{") + t[3:-1].strip("^").replace(" ", "").replace("_", "").lower() + "}"
+
+def onig_to_regex(p: str, where) -> str:  # `where`: the part a refusal names
+    """Oniguruma pattern `p` (Ruby syntax, which HF reads) in the `regex` module's syntax: what means something else
+    there (`^`, `\\Z`, `\\h`, `\\w`, `\\b`, `(?m)` = dotall, `[[:digit:]]`...) translated; refused where no translation fits."""
+    out, inside, opened = [], False, [0]  # in a character class; per open group, the scopes `(?i)` opened in it
+    for t in _TOKEN.findall(p):
+        k = _key(t)
+        if t.startswith("\\x{"): t = f"\\U{int(t[3:-1], 16):08x}"
+        elif k == r"\X" or inside and (k in _INSIDE or t[0] == "[" and t[:2] != "[:" or k[0] in "\\[&" and k in _NOT_INSIDE):
+            if k not in _INSIDE: _refuse(where, "pattern", f"uses {t}{' in a character class' if inside else ''}, which means something else in HF's engine (Oniguruma); not supported")
+            t = _INSIDE[k]
+        elif inside:
+            inside = t != "]"
+            if not inside and out[-2:-1] == ["[^"]: out.append(out[-1])  # `regex` reads `[^a]|[^b]` as neither a nor b: `[^aa]`
+        elif t[0] == "[": inside = t[:2] != "[:"
+        elif t[:2] == "(?" and t[-1] in ":)":
+            if "s" in t: _refuse(where, "pattern", "uses (?s), which HF's engine does not read (its dot-all flag is m)")
+            t = t.replace("m", "s")
+            if t[-1] == ":": opened.append(0)
+            elif out: t = t[:-1] + ":"; opened[-1] += 1  # `a(?i)b|c` is `a(?i:b|c)` there: to the end of the group
+        elif t == "(": opened.append(0)
+        elif t == ")": t = ")" * (opened.pop() if len(opened) > 1 else 0) + t
+        else: t = _OUTSIDE.get(k, f"(?-i:{t})" if k[:2] in (r"\p", r"\P") and len(t) > 3 else t)  # (?i) leaves them alone there
+        out.append(t)
+    return "".join(out) + ")" * opened[0]
+
 def _pattern(p, where) -> regex.Pattern:
-    "The compiled `{'String': s}` or `{'Regex': r}` of a tokenizer.json."
+    "The compiled `{'String': s}` or `{'Regex': r}` of a tokenizer.json (a regex read as HF reads it: `onig_to_regex`)."
     if isinstance(p, dict) and len(p) == 1 and "String" in p: return regex.compile(regex.escape(p["String"]))
     if isinstance(p, dict) and len(p) == 1 and "Regex" in p:
-        try: return regex.compile(p["Regex"], regex.V0 | regex.MULTILINE)
+        try: return regex.compile(onig_to_regex(p["Regex"], where), regex.V0 | regex.MULTILINE | regex.FULLCASE)
         except regex.error as e: _refuse(where, "pattern", f"{p['Regex']!r} is not a regex this library reads ({e})")
     _refuse(where, "pattern", f"must be {{'String': ...}} or {{'Regex': ...}}, got {p!r}")
 
+
+# %% ../nbs/07_pipeline.ipynb #019d4772
 _NEWER = regex.compile("[" + _char_class(  # assigned in Unicode 15.0-16.0: HF's regex engine knows them, `unicodedata` not
     "897 cf3 ece 1b4e-1b4f 1b7f 1c89-1c8a 2427-2429 2ffc-2fff 31e4-31e5 31ef a7cb-a7cd a7da-a7dc 105c0-105f3 10d40-10d65 "
     "10d69-10d85 10d8e-10d8f 10ec0-10eff 1123f-11241 11380-113e2 116d0-116e3 11b00-11b09 11bc0-11be1 11bf0-11bf9 11f00-11f5a "
@@ -218,6 +261,18 @@ def finditer(r: regex.Pattern, text: str):
     "`r.finditer(text)`, characters newer than HF's Unicode tables matched as the unassigned ones they are there."
     return r.finditer(text if text.isascii() else text.translate(_UNASSIGNED))
 
+def find_spans(r: regex.Pattern, text: str) -> list[tuple[int, int]]:
+    """The `(start, end)` of each match of `r` in `text` as HF's engine finds them (`finditer` above): none in an empty
+    text, and an empty match where the last match ended is skipped, the search going on one character further."""
+    t = text if text.isascii() else text.translate(_UNASSIGNED)
+    spans = [m.span() for m in r.finditer(t)] if text else []
+    if all(s < e for s, e in spans): return spans  # without empty matches the two rules agree
+    spans, pos, last = [], 0, None
+    while pos <= len(t) and (m := r.search(t, pos)):
+        if m.start() == m.end() == last: pos += 1; continue
+        spans.append(m.span()); pos = last = m.end()
+    return spans
+
 @part("normalizer", "Replace")
 @dataclass
 class Replace:
@@ -228,12 +283,13 @@ class Replace:
     def normalize(self, n: Normalized) -> Normalized:
         one = self.pattern.get("String")
         if one is not None and len(one) == len(self.content) == 1: return Normalized(n.text.replace(one, self.content), n.align)  # fast path: 1 -> 1
-        matches = [m.span() for m in finditer(self._re, n.text) if m.end() > m.start()]
+        matches = find_spans(self._re, n.text)
         if not matches: return n
         text, align, last, new = n.text, n.align, 0, []
         for s, e in matches:
             new.append(Normalized(text[last:s], align[last:s]))
-            new.append(Normalized(self.content, [align[e - 1]] * len(self.content)))
+            a = align[e - 1] if e else (align[0][0], align[0][0])  # an empty match at the start: no character before it
+            new.append(Normalized(self.content, [a] * len(self.content)))
             last = e
         new.append(n.slice(last, len(text)))
         return Normalized("".join(x.text for x in new), [a for x in new for a in x.align])
@@ -376,7 +432,7 @@ class Split:
     invert: bool = False  # split at what does not match
     def __post_init__(self): self._re = _pattern(self.pattern, self); _check_behavior(self)
     def pre_tokenize(self, piece: Normalized) -> list[Normalized]:
-        return _cut(piece, [m.span() for m in finditer(self._re, piece.text)], self.behavior, self.invert)
+        return _cut(piece, find_spans(self._re, piece.text), self.behavior, self.invert)
 
 _IS_PUNCT = regex.compile(f"[{_PUNCT_CLASS}]").match
 
@@ -901,7 +957,7 @@ class ReplaceDecoder:
     pattern: dict
     content: str
     def __post_init__(self): self._re = _pattern(self.pattern, self)
-    def decode_chain(self, tokens): return [self._re.sub(lambda m: self.content, t) for t in tokens]
+    def decode_chain(self, tokens): return [Replace.normalize(self, Normalized(t)).text for t in tokens]  # the normalizer's text
 
 @part("decoder", "CTC")
 @dataclass
@@ -1195,8 +1251,9 @@ def quick_normalize(p, text: str, pos=(0, 0)) -> tuple[str, list[int] | tuple[in
     if t is Replace:
         one = p.pattern.get("String")
         if one is not None and len(one) == len(p.content) == 1: return text.replace(one, p.content), pos
-        spans = [m.span() for m in finditer(p._re, text) if m.end() > m.start()]
+        spans = find_spans(p._re, text)
         if not spans: return text, pos
+        if spans[0][1] == 0 and p.content: return None  # inserted at the start, the content stands for no character
         pos, out, new, last = _positions(text, pos), [], [], 0
         for s, e in spans: out += [text[last:s], p.content]; new += pos[last:s] + [pos[e - 1]] * len(p.content); last = e
         return "".join(out) + text[last:], new + pos[last:]
