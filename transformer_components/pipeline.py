@@ -13,12 +13,12 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import MISSING, dataclass, field, fields
 from functools import lru_cache, reduce
-from itertools import accumulate, groupby, repeat
+from itertools import accumulate, chain, groupby, repeat
 from operator import add
 
 import regex
 
-from .bpe import GPT2_PATTERN, bytes_to_unicode, merge_ids, pretokenize
+from .bpe import _LEAD, GPT2_PATTERN, bytes_to_unicode, merge_ids, pretokenize
 from .tokenizer import (WHITE_SPACE, Encoding, Tokenizer, _gaps, _is_word_char, find_added,
                                               read_added_tokens)
 from .unigram import Unigram, UnigramError, train_unigram
@@ -1256,14 +1256,38 @@ def _model_entry(self: PipelineTokenizer, w: str, pre: int) -> tuple:
         toks = [(i, char_of[s], char_of[e - 1] + 1) for i, s, e in toks]
     return [i for i, _, _ in toks], tokens, [(max(s, pre), max(e, pre + 1)) for _, s, e in toks]  # the characters put before: the first's
 
+def _bpe_bases(m, byte_level: bool):
+    "The id of each base symbol (a byte, or a character; `None` if not in the vocab) where BPE's symbols are just these, else `None`."
+    if type(m) is not BPE or m._width is None or m.ignore_merges or m.continuing_subword_prefix or m.end_of_word_suffix: return None
+    return [m.vocab.get(c) for c in _BYTE_CHARS].__getitem__ if byte_level else m.vocab.get
+
+def _bpe_ids(self: PipelineTokenizer, w: str) -> tuple | bool:
+    "The ids of piece `w` by `merge_ids`, or `False` where a symbol of it is not in the vocab (then the model's own rules apply)."
+    ids = list(map(self._fast[4], w.encode("utf-8", "surrogatepass") if type(self._fast[1]) is ByteLevel else w))
+    return False if None in ids else tuple(merge_ids(ids, self.model._pairs, self.model._shift))
+
 def _fast_words(self: PipelineTokenizer, text: str, base: int, first: bool, ids: list, tokens: list, offsets: list, cutting: bool = True):
     """Append the ids, tokens and offsets (`base` added) of normalized text `text` (`first`: it starts the original text):
     cut by the cutting pre-tokenizer, each piece's tokens from a cache, else from the last pre-tokenizer and the model."""
-    cutter, last, cut, caches = self._fast
+    cutter, last, cut, caches, bases = self._fast
     if cutting and cutter is not None:
         (words, starts), pre, cache = _cut_words(cutter, text), 0, caches[1]
         special = first and words and starts[0] == 0 and type(last) is Metaspace and last.prepend_scheme == "first"
     else: (pre, words, starts), cache = _last_words(last, text, first, cut), caches[0]; special = pre > 0
+    if bases is not None and cache is caches[0]:  # plain BPE: the ids of each piece, then tokens and offsets for all at once
+        got = list(map(caches[2].get, words))
+        for k in [k for k, g in enumerate(got) if g is None]:
+            if len(caches[2]) > 100_000: caches[2].clear()
+            got[k] = caches[2][words[k]] = _bpe_ids(self, words[k])
+        if False not in got:  # the pieces cover the text, each token its symbols' length (bytes for byte-level)
+            ids += (new := list(chain.from_iterable(got))); tokens += (toks := list(map(self._id_token.__getitem__, new)))
+            ends, d = list(accumulate(map(len, toks), initial=0)), base - pre
+            starts, ends = ends[:-1], ends[1:]
+            if type(last) is ByteLevel and not text.isascii():
+                char = list(accumulate("".join(words).encode("utf-8", "surrogatepass").translate(_LEAD)))  # byte -> 1 + its character
+                starts, ends = [char[s] - 1 for s in starts], [char[e - 1] for e in ends]
+            offsets += [(max(s, pre) + d, max(e, pre + 1) + d) for s, e in zip(starts, ends)] if pre else zip(map(add, starts, repeat(d)), map(add, ends, repeat(d)))
+            return
     def entry(w, special):
         if cache is caches[0]: return self._model_entry(w, pre if special else 0)
         out = ([], [], [])
@@ -1279,7 +1303,7 @@ def _fast_words(self: PipelineTokenizer, text: str, base: int, first: bool, ids:
 
 def _one_fast(self: PipelineTokenizer, text: str, type_id: int, allowed_special, disallowed_special) -> Tokens:
     "`_one`'s result: the alignment only where a normalizer needs it, the tokens of each piece from a cache."
-    if self._fast is None: self._fast = (*plan, ({}, {})) if (plan := _fast_plan(self)) else False
+    if self._fast is None: self._fast = (*plan, ({}, {}, {}), _bpe_bases(self.model, type(plan[1]) is ByteLevel)) if (plan := _fast_plan(self)) else False
     if self._fast is False: return self._one(text, type_id, allowed_special, disallowed_special)
     _, raw, normed, disallowed = self._matchers_for(allowed_special, disallowed_special)
     found = find_added(text, raw, disallowed) if raw is not None else []
