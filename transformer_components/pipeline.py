@@ -1225,8 +1225,9 @@ def _last_words(p, text: str, first: bool, cut) -> tuple[int, list[str], list[in
         t = text.replace(" ", p.replacement)
         if t and not t.startswith(p.replacement) and (p.prepend_scheme == "always" or p.prepend_scheme == "first" and first): t, pre = p.replacement + t, 1
     if type(p) is ByteLevel and p.use_regex:
-        words = pretokenize(t) if t.isascii() else [t[slice(*m.span())] for m in finditer(_GPT2, t)]  # (`finditer` may change characters)
-        return pre, words, [0, *accumulate(map(len, words))][:-1]
+        if t.isascii(): words = pretokenize(t); return pre, words, [0, *accumulate(map(len, words))][:-1]
+        ends = [0, *accumulate(map(len, _GPT2.findall(t.translate(_UNASSIGNED))))]  # (the translation may change characters)
+        return pre, list(map(t.__getitem__, map(slice, ends, ends[1:]))), ends[:-1]
     if cut is None: return pre, [t] if t else [], [0] if t else []
     ms = list(cut.finditer(t))
     return pre, list(map(regex.Match.group, ms)), list(map(regex.Match.start, ms))
