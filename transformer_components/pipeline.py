@@ -13,12 +13,12 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import MISSING, dataclass, field, fields
 from functools import lru_cache, reduce
-from itertools import accumulate, chain, groupby, repeat
-from operator import add
+from itertools import accumulate, chain, compress, groupby, repeat
+from operator import add, not_
 
 import regex
 
-from .bpe import _LEAD, GPT2_PATTERN, bytes_to_unicode, merge_ids, pretokenize
+from .bpe import _LEAD, GPT2_PATTERN, _WordCache, bytes_to_unicode, merge_ids, pretokenize
 from .tokenizer import (WHITE_SPACE, Encoding, Tokenizer, _gaps, _is_word_char, find_added,
                                               read_added_tokens)
 from .unigram import Unigram, UnigramError, train_unigram
@@ -26,16 +26,16 @@ from .wordpiece import (_CJK_RE, _CONTROL_RE, _MARK_RE, _NFD_KEEP, _PUNCT_CLASS,
                                               wordpiece_split)
 
 # %% auto #0
-__all__ = ['NFC', 'NFD', 'NFKC', 'NFKD', 'Normalized', 'transform', 'part', 'Unsupported', 'component', 'to_json',
+__all__ = ['NFC', 'NFD', 'NFKC', 'NFKD', 'trim_offsets', 'Normalized', 'transform', 'part', 'Unsupported', 'component', 'to_json',
            'unicode_changes', 'Lowercase', 'StripAccents', 'Strip', 'finditer', 'Replace', 'Prepend', 'BertNormalizer',
            'CharsMap', 'Precompiled', 'NormalizerSequence', 'split_spans', 'Split', 'Punctuation', 'Digits',
            'CharDelimiterSplit', 'WhitespaceSplit', 'Whitespace', 'BertPreTokenizer', 'ByteLevel', 'Metaspace',
            'UnicodeScripts', 'PreTokenizerSequence', 'bpe_merge_spans', 'BPE', 'WordPieceModel', 'WordLevel', 'Tokens',
-           'special_tokens', 'TemplateProcessing', 'trim_offsets', 'ByteLevelProcessing', 'RobertaProcessing',
-           'BertProcessing', 'ProcessorSequence', 'ByteLevelDecoder', 'WordPieceDecoder', 'MetaspaceDecoder',
-           'BPEDecoder', 'ByteFallback', 'Fuse', 'StripDecoder', 'ReplaceDecoder', 'CTC', 'DecoderSequence', 'truncate',
-           'pad_length', 'pad', 'PaddedEncoding', 'PipelineTokenizer', 'encode', 'encode_batch', 'decode',
-           'from_json_dict', 'to_json_dict', 'train', 'quick_normalize']
+           'special_tokens', 'TemplateProcessing', 'ByteLevelProcessing', 'RobertaProcessing', 'BertProcessing',
+           'ProcessorSequence', 'ByteLevelDecoder', 'WordPieceDecoder', 'MetaspaceDecoder', 'BPEDecoder',
+           'ByteFallback', 'Fuse', 'StripDecoder', 'ReplaceDecoder', 'CTC', 'DecoderSequence', 'truncate', 'pad_length',
+           'pad', 'PaddedEncoding', 'PipelineTokenizer', 'encode', 'encode_batch', 'decode', 'from_json_dict',
+           'to_json_dict', 'train', 'quick_normalize', 'quick_trim']
 
 # %% ../nbs/07_pipeline.ipynb #f0327652
 class Normalized:
@@ -1276,10 +1276,7 @@ def _fast_words(self: PipelineTokenizer, text: str, base: int, first: bool, ids:
         special = first and words and starts[0] == 0 and type(last) is Metaspace and last.prepend_scheme == "first"
     else: (pre, words, starts), cache = _last_words(last, text, first, cut), caches[0]; special = pre > 0
     if bases is not None and cache is caches[0]:  # plain BPE: the ids of each piece, then tokens and offsets for all at once
-        got = list(map(caches[2].get, words))
-        for k in [k for k, g in enumerate(got) if g is None]:
-            if len(caches[2]) > 100_000: caches[2].clear()
-            got[k] = caches[2][words[k]] = _bpe_ids(self, words[k])
+        got = list(map(caches[2].__getitem__, words))  # (a `_WordCache` of `_bpe_ids`)
         if False not in got:  # the pieces cover the text, each token its symbols' length (bytes for byte-level)
             ids += (new := list(chain.from_iterable(got))); tokens += (toks := list(map(self._id_token.__getitem__, new)))
             ends, d = list(accumulate(map(len, toks), initial=0)), base - pre
@@ -1287,7 +1284,8 @@ def _fast_words(self: PipelineTokenizer, text: str, base: int, first: bool, ids:
             if type(last) is ByteLevel and not text.isascii():
                 char = list(accumulate("".join(words).encode("utf-8", "surrogatepass").translate(_LEAD)))  # byte -> 1 + its character
                 starts, ends = [char[s] - 1 for s in starts], [char[e - 1] for e in ends]
-            offsets += [(max(s, pre) + d, max(e, pre + 1) + d) for s, e in zip(starts, ends)] if pre else zip(map(add, starts, repeat(d)), map(add, ends, repeat(d)))
+            if pre: offsets += [(max(s, pre) + d, max(e, pre + 1) + d) for s, e in zip(starts, ends)]  # the characters put before: the first's
+            else: offsets += zip(map(add, starts, repeat(d)), map(add, ends, repeat(d))) if d else zip(starts, ends)
             return
     def entry(w, special):
         if cache is caches[0]: return self._model_entry(w, pre if special else 0)
@@ -1304,7 +1302,7 @@ def _fast_words(self: PipelineTokenizer, text: str, base: int, first: bool, ids:
 
 def _one_fast(self: PipelineTokenizer, text: str, type_id: int, allowed_special, disallowed_special) -> Tokens:
     "`_one`'s result: the alignment only where a normalizer needs it, the tokens of each piece from a cache."
-    if self._fast is None: self._fast = (*plan, ({}, {}, {}), _bpe_bases(self.model, type(plan[1]) is ByteLevel)) if (plan := _fast_plan(self)) else False
+    if self._fast is None: self._fast = (*plan, ({}, {}, _WordCache(lambda w: _bpe_ids(self, w), 100_000)), _bpe_bases(self.model, type(plan[1]) is ByteLevel)) if (plan := _fast_plan(self)) else False
     if self._fast is False: return self._one(text, type_id, allowed_special, disallowed_special)
     _, raw, normed, disallowed = self._matchers_for(allowed_special, disallowed_special)
     found = find_added(text, raw, disallowed) if raw is not None else []
@@ -1332,3 +1330,23 @@ def _one_fast(self: PipelineTokenizer, text: str, type_id: int, allowed_special,
 PipelineTokenizer._fast = None  # the plan and caches, made at the first `encode`
 PipelineTokenizer._read_fast = True  # `from_json_dict` (so `from_file` and `load_tokenizer`) turns the switch on
 PipelineTokenizer._model_entry, PipelineTokenizer._fast_words, PipelineTokenizer._one_fast = _model_entry, _fast_words, _one_fast
+
+# %% ../nbs/07_pipeline.ipynb #71c946aa
+class _Spaces(dict):
+    "Token -> its leading and trailing spaces (`Ġ` or white space), which `trim_offsets` moves past."
+    def __missing__(self, tok: str) -> tuple[int, int]:
+        v = self[tok] = len(tok) - len(tok.lstrip(_SPACE_SYMBOL + WHITE_SPACE)), len(tok) - len(tok.rstrip(_SPACE_SYMBOL + WHITE_SPACE))
+        return v
+
+def quick_trim(t: Tokens, add_prefix_space: bool, spaces=_Spaces()) -> Tokens:
+    "`trim_offsets(t, add_prefix_space)` for all tokens at once (offsets with start <= end): each token's spaces from a cache."
+    if not t.ids: return t
+    (starts, ends), (leads, trails) = map(list, zip(*t.offsets)), zip(*map(spaces.__getitem__, t.tokens))
+    new = list(map(min, map(add, starts, leads), ends))
+    for k in {0, *compress(range(len(starts)), map(not_, starts))} if add_prefix_space else ():  # the space put before a text stays
+        if leads[k] == 1: new[k] = starts[k]
+    for k in compress(range(len(trails)), trails):
+        if ends[k] >= trails[k]: ends[k] = max(ends[k] - trails[k], new[k])
+    return Tokens(t.ids, t.tokens, list(zip(new, ends)), t.type_ids, t.special)
+
+_trim_reference, trim_offsets = trim_offsets, quick_trim  # the post-processors trim by it from here on
