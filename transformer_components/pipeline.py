@@ -23,7 +23,7 @@ from .tokenizer import (WHITE_SPACE, Encoding, Tokenizer, _gaps, _is_word_char, 
                                               read_added_tokens)
 from .unigram import Unigram, UnigramError, train_unigram
 from .wordpiece import (_CJK_RE, _CONTROL_RE, _MARK_RE, _NFD_KEEP, _PUNCT_CLASS, _SPACE_TABLE, _char_class, _lower,
-                                              wordpiece_split)
+                                              _normalize_ascii, wordpiece_split)
 
 # %% auto #0
 __all__ = ['NFC', 'NFD', 'NFKC', 'NFKD', 'trim_offsets', 'Normalized', 'transform', 'part', 'Unsupported', 'component', 'to_json',
@@ -1179,6 +1179,7 @@ def quick_normalize(p, text: str, pos=(0, 0)) -> tuple[str, list[int] | tuple[in
         return "".join(new), [q for q, r in zip(_positions(text, pos), new) for _ in r]
     if t is BertNormalizer:
         if p.clean_text and _ASCII_CONTROL.search(text): return None
+        if text.isascii(): return _normalize_ascii(text, p.lowercase, p.clean_text), pos  # `WordPiece`'s, for the common case
         plain, strip = p.__dict__.setdefault("_plain", set()), p.lowercase if p.strip_accents is None else p.strip_accents
         for c in set(text) - plain if not text.isascii() else ():  # non-ASCII characters the parts would drop, space or split: none
             if c > "\x7f" and (p.clean_text and (c == "\ufffd" or _CONTROL_RE.match(c)) or p.handle_chinese_chars and _CJK_RE.match(c)
@@ -1331,7 +1332,7 @@ PipelineTokenizer._fast = None  # the plan and caches, made at the first `encode
 PipelineTokenizer._read_fast = True  # `from_json_dict` (so `from_file` and `load_tokenizer`) turns the switch on
 PipelineTokenizer._model_entry, PipelineTokenizer._fast_words, PipelineTokenizer._one_fast = _model_entry, _fast_words, _one_fast
 
-# %% ../nbs/07_pipeline.ipynb #71c946aa
+# %% ../nbs/07_pipeline.ipynb #25008c91
 class _Spaces(dict):
     "Token -> its leading and trailing spaces (`Ġ` or white space), which `trim_offsets` moves past."
     def __missing__(self, tok: str) -> tuple[int, int]:
