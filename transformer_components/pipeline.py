@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import MISSING, dataclass, field, fields
 from functools import lru_cache, reduce
 from itertools import accumulate, chain, compress, groupby, repeat
-from operator import add, not_
+from operator import add, itemgetter, not_
 
 import regex
 
@@ -1289,16 +1289,16 @@ def _fast_words(self: PipelineTokenizer, text: str, base: int, first: bool, ids:
             else: offsets += zip(map(add, starts, repeat(d)), map(add, ends, repeat(d))) if d else zip(starts, ends)
             return
     def entry(w, special):
-        if cache is caches[0]: return self._model_entry(w, pre if special else 0)
+        if cache is caches[0] or last is None: return self._model_entry(w, pre if special else 0)  # (no last part: the piece is the model's)
         out = ([], [], [])
         self._fast_words(w, 0, special, *out, cutting=False)
         return out
     rs = list(map(cache.get, words))
     if special: rs[0] = entry(words[0], True)
-    for k in [k for k, r in enumerate(rs) if r is None]:
+    for k in [k for k, r in enumerate(rs) if r is None] if None in rs else ():
         if len(cache) > 100_000: cache.clear()
         rs[k] = cache[words[k]] = entry(words[k], False)
-    for r in rs: ids += r[0]; tokens += r[1]
+    ids += chain.from_iterable(map(itemgetter(0), rs)); tokens += chain.from_iterable(map(itemgetter(1), rs))
     offsets += [(b + x, b + y) for b, r in zip(map(add, starts, repeat(base - pre)), rs) for x, y in r[2]]
 
 def _one_fast(self: PipelineTokenizer, text: str, type_id: int, allowed_special, disallowed_special) -> Tokens:
