@@ -1339,10 +1339,12 @@ class _Spaces(dict):
         v = self[tok] = len(tok) - len(tok.lstrip(_SPACE_SYMBOL + WHITE_SPACE)), len(tok) - len(tok.rstrip(_SPACE_SYMBOL + WHITE_SPACE))
         return v
 
-def quick_trim(t: Tokens, add_prefix_space: bool, spaces=_Spaces()) -> Tokens:
+_SPACES_OF = _Spaces()
+
+def quick_trim(t: Tokens, add_prefix_space: bool) -> Tokens:
     "`trim_offsets(t, add_prefix_space)` for all tokens at once (offsets with start <= end): each token's spaces from a cache."
     if not t.ids: return t
-    (starts, ends), (leads, trails) = map(list, zip(*t.offsets)), zip(*map(spaces.__getitem__, t.tokens))
+    (starts, ends), (leads, trails) = map(list, zip(*t.offsets)), zip(*map(_SPACES_OF.__getitem__, t.tokens))
     new = list(map(min, map(add, starts, leads), ends))
     for k in {0, *compress(range(len(starts)), map(not_, starts))} if add_prefix_space else ():  # the space put before a text stays
         if leads[k] == 1: new[k] = starts[k]
