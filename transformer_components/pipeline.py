@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import MISSING, dataclass, field, fields
 from functools import lru_cache, reduce
 from itertools import accumulate, chain, compress, groupby, repeat
-from operator import add, itemgetter, not_
+from operator import add, gt, itemgetter, not_
 
 import regex
 
@@ -1344,12 +1344,15 @@ _SPACES_OF = _Spaces()
 def quick_trim(t: Tokens, add_prefix_space: bool) -> Tokens:
     "`trim_offsets(t, add_prefix_space)` for all tokens at once (offsets with start <= end): each token's spaces from a cache."
     if not t.ids: return t
-    (starts, ends), (leads, trails) = map(list, zip(*t.offsets)), zip(*map(_SPACES_OF.__getitem__, t.tokens))
-    new = list(map(min, map(add, starts, leads), ends))
+    (starts, ends), (leads, trails) = zip(*t.offsets), zip(*map(_SPACES_OF.__getitem__, t.tokens))
+    new = list(map(add, starts, leads))
+    if any(map(gt, new, ends)): new = list(map(min, new, ends))
     for k in {0, *compress(range(len(starts)), map(not_, starts))} if add_prefix_space else ():  # the space put before a text stays
         if leads[k] == 1: new[k] = starts[k]
-    for k in compress(range(len(trails)), trails):
-        if ends[k] >= trails[k]: ends[k] = max(ends[k] - trails[k], new[k])
+    if any(trails):
+        ends = list(ends)
+        for k in compress(range(len(trails)), trails):
+            if ends[k] >= trails[k]: ends[k] = max(ends[k] - trails[k], new[k])
     return Tokens(t.ids, t.tokens, list(zip(new, ends)), t.type_ids, t.special)
 
 _trim_reference, trim_offsets = trim_offsets, quick_trim  # the post-processors trim by it from here on
