@@ -1249,7 +1249,9 @@ def _fast_plan(self: PipelineTokenizer) -> tuple | None:
 # %% ../nbs/07_pipeline.ipynb #de7a0662
 def _model_entry(self: PipelineTokenizer, w: str, pre: int) -> tuple:
     "`(ids, tokens, offsets)` of the model's tokens of piece `w`, which starts with `pre` characters put before the text."
-    byte_level = type(self._fast[1]) is ByteLevel
+    m, byte_level = self.model, type(self._fast[1]) is ByteLevel
+    if type(m) is WordPieceModel and not pre and w in m.vocab and len(w) <= m.max_input_chars_per_word:  # a whole word
+        return [m.vocab[w]], [self._id_token[m.vocab[w]]], [(0, len(w))]
     word = "".join(_BYTE_CHARS[b] for b in w.encode("utf-8", "surrogatepass")) if byte_level else w
     toks, unk = self.model.tokenize(word), self.model.unk_id if isinstance(self.model, Unigram) else None
     tokens = [word[s:e] if i == unk else self._id_token[i] for i, s, e in toks]
@@ -1303,7 +1305,7 @@ def _fast_words(self: PipelineTokenizer, text: str, base: int, first: bool, ids:
 
 def _one_fast(self: PipelineTokenizer, text: str, type_id: int, allowed_special, disallowed_special) -> Tokens:
     "`_one`'s result: the alignment only where a normalizer needs it, the tokens of each piece from a cache."
-    if self._fast is None: self._fast = (*plan, ({}, {}, _WordCache(lambda w: _bpe_ids(self, w), 100_000)), _bpe_bases(self.model, type(plan[1]) is ByteLevel)) if (plan := _fast_plan(self)) else False
+    if self._fast is None: self._fast = (*plan, ({}, {}, _WordCache(self._bpe_ids, 100_000)), _bpe_bases(self.model, type(plan[1]) is ByteLevel)) if (plan := _fast_plan(self)) else False
     if self._fast is False: return self._one(text, type_id, allowed_special, disallowed_special)
     _, raw, normed, disallowed = self._matchers_for(allowed_special, disallowed_special)
     found = find_added(text, raw, disallowed) if raw is not None else []
@@ -1331,6 +1333,7 @@ def _one_fast(self: PipelineTokenizer, text: str, type_id: int, allowed_special,
 PipelineTokenizer._fast = None  # the plan and caches, made at the first `encode`
 PipelineTokenizer._read_fast = True  # `from_json_dict` (so `from_file` and `load_tokenizer`) turns the switch on
 PipelineTokenizer._model_entry, PipelineTokenizer._fast_words, PipelineTokenizer._one_fast = _model_entry, _fast_words, _one_fast
+PipelineTokenizer._bpe_ids = _bpe_ids
 
 # %% ../nbs/07_pipeline.ipynb #25008c91
 class _Spaces(dict):
