@@ -1230,8 +1230,8 @@ def _last_words(p, text: str, first: bool, cut) -> tuple[int, list[str], list[in
         ends = [0, *accumulate(map(len, _GPT2.findall(t.translate(_UNASSIGNED))))]  # (the translation may change characters)
         return pre, list(map(t.__getitem__, map(slice, ends, ends[1:]))), ends[:-1]
     if cut is None: return pre, [t] if t else [], [0] if t else []
-    ms = list(cut.finditer(t))
-    return pre, list(map(regex.Match.group, ms)), list(map(regex.Match.start, ms))
+    words = cut.findall(t)  # (its pieces cover `t`)
+    return pre, words, [0, *accumulate(map(len, words))][:-1]
 
 def _fast_plan(self: PipelineTokenizer) -> tuple | None:
     "`(cutter, last, cut)`: a pre-tokenizer that only cuts, the last one, the pattern it cuts with; `None` where they are others."
