@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import MISSING, dataclass, field, fields
 from functools import lru_cache, reduce
 from itertools import accumulate, chain, compress, groupby, repeat
-from operator import add, gt, itemgetter, not_
+from operator import add, gt, not_
 
 import regex
 
@@ -1300,7 +1300,7 @@ def _fast_words(self: PipelineTokenizer, text: str, base: int, first: bool, ids:
     for k in [k for k, r in enumerate(rs) if r is None] if None in rs else ():
         if len(cache) > 100_000: cache.clear()
         rs[k] = cache[words[k]] = entry(words[k], False)
-    ids += chain.from_iterable(map(itemgetter(0), rs)); tokens += chain.from_iterable(map(itemgetter(1), rs))
+    for r in rs: ids += r[0]; tokens += r[1]
     offsets += [(b + x, b + y) for b, r in zip(map(add, starts, repeat(base - pre)), rs) for x, y in r[2]]
 
 def _one_fast(self: PipelineTokenizer, text: str, type_id: int, allowed_special, disallowed_special) -> Tokens:
