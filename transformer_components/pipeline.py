@@ -13,17 +13,17 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import MISSING, dataclass, field, fields
 from functools import lru_cache, reduce
-from itertools import accumulate, groupby, repeat
-from operator import add
+from itertools import accumulate, chain, compress, groupby, repeat
+from operator import add, gt, not_
 
 import regex
 
-from .bpe import GPT2_PATTERN, bytes_to_unicode, merge_ids, pretokenize
+from .bpe import _LEAD, GPT2_PATTERN, _WordCache, bytes_to_unicode, merge_ids, pretokenize
 from .tokenizer import (WHITE_SPACE, Encoding, Tokenizer, _gaps, _is_word_char, find_added,
                                               read_added_tokens)
 from .unigram import Unigram, UnigramError, train_unigram
 from .wordpiece import (_CJK_RE, _CONTROL_RE, _MARK_RE, _NFD_KEEP, _PUNCT_CLASS, _SPACE_TABLE, _char_class, _lower,
-                                              wordpiece_split)
+                                              _normalize_ascii, wordpiece_split)
 
 # %% auto #0
 __all__ = ['NFC', 'NFD', 'NFKC', 'NFKD', 'Normalized', 'transform', 'part', 'Unsupported', 'component', 'to_json',
@@ -36,7 +36,7 @@ __all__ = ['NFC', 'NFD', 'NFKC', 'NFKD', 'Normalized', 'transform', 'part', 'Uns
            'WordPieceDecoder', 'MetaspaceDecoder', 'BPEDecoder', 'ByteFallback', 'Fuse', 'StripDecoder',
            'ReplaceDecoder', 'CTC', 'DecoderSequence', 'truncate', 'pad_length', 'pad', 'PaddedEncoding',
            'PipelineTokenizer', 'encode', 'encode_batch', 'decode', 'from_json_dict', 'to_json_dict', 'train',
-           'quick_normalize']
+           'quick_normalize', 'quick_trim']
 
 # %% ../nbs/07_pipeline.ipynb #f0327652
 class Normalized:
@@ -794,7 +794,7 @@ class TemplateProcessing:
     def added(self, pair: bool) -> int:
         return sum(len(self.special_tokens[i]["ids"]) for k, i, _ in (self._pair if pair else self._single) if k == "SpecialToken")
 
-    def process(self, encs: list[Tokens], add_special_tokens: bool) -> Tokens:
+    def process(self, encs: list[Tokens], add_special_tokens: bool, trim=None) -> Tokens:
         out = Tokens()
         for kind, i, type_id in self._pair if len(encs) == 2 else self._single:
             if kind == "Sequence": out += encs[i != "A"].typed(type_id)
@@ -822,8 +822,8 @@ class ByteLevelProcessing:
     trim_offsets: bool = True
     use_regex: bool = True  # (read by the pre-tokenizer)
     def added(self, pair): return 0
-    def process(self, encs, add_special_tokens):
-        encs = [trim_offsets(t, self.add_prefix_space) for t in encs] if self.trim_offsets else encs
+    def process(self, encs, add_special_tokens, trim=None):  # `trim`: a faster `trim_offsets` (the fast path's)
+        encs = [(trim or trim_offsets)(t, self.add_prefix_space) for t in encs] if self.trim_offsets else encs
         return sum(encs[1:], encs[0])
 
 @part("post_processor", "RobertaProcessing")
@@ -834,8 +834,8 @@ class RobertaProcessing:
     trim_offsets: bool = True
     add_prefix_space: bool = True
     def added(self, pair): return 4 if pair else 2
-    def process(self, encs, add_special_tokens):
-        encs = [(trim_offsets(t, self.add_prefix_space) if self.trim_offsets else t).typed(0) for t in encs]
+    def process(self, encs, add_special_tokens, trim=None):
+        encs = [((trim or trim_offsets)(t, self.add_prefix_space) if self.trim_offsets else t).typed(0) for t in encs]
         if not add_special_tokens: return sum(encs[1:], encs[0])
         cls, sep = special_tokens([self.cls[1]], [self.cls[0]]), special_tokens([self.sep[1]], [self.sep[0]])
         return cls + encs[0] + sep + (sep + encs[1] + sep if len(encs) == 2 else Tokens())
@@ -846,7 +846,7 @@ class BertProcessing:
     sep: list
     cls: list
     def added(self, pair): return 3 if pair else 2
-    def process(self, encs, add_special_tokens):
+    def process(self, encs, add_special_tokens, trim=None):
         if not add_special_tokens: return sum(encs[1:], encs[0])
         sep = special_tokens([self.sep[1]], [self.sep[0]])
         out = special_tokens([self.cls[1]], [self.cls[0]]) + encs[0].typed(0) + sep
@@ -858,11 +858,11 @@ class ProcessorSequence:
     processors: list
     def __post_init__(self): self.processors = [component("post_processor", d) if isinstance(d, dict) else d for d in self.processors]
     def added(self, pair): return sum(p.added(pair) for p in self.processors)
-    def process(self, encs, add_special_tokens):
+    def process(self, encs, add_special_tokens, trim=None):
         for p in self.processors[:-1]:  # HF passes the parts on separately until the last
-            if isinstance(p, (ByteLevelProcessing,)): encs = [trim_offsets(t, p.add_prefix_space) if p.trim_offsets else t for t in encs]
-            else: encs = [p.process(encs, add_special_tokens)]
-        return self.processors[-1].process(encs, add_special_tokens) if self.processors else sum(encs[1:], encs[0])
+            if isinstance(p, (ByteLevelProcessing,)): encs = [(trim or trim_offsets)(t, p.add_prefix_space) if p.trim_offsets else t for t in encs]
+            else: encs = [p.process(encs, add_special_tokens, trim)]
+        return self.processors[-1].process(encs, add_special_tokens, trim) if self.processors else sum(encs[1:], encs[0])
 
 # %% ../nbs/07_pipeline.ipynb #c30f25a0
 _U2B = {c: b for b, c in _B2U.items()}
@@ -1114,7 +1114,7 @@ def _encodings(self: PipelineTokenizer, text, pair, add_special_tokens, allowed_
     if self.truncation is not None:
         room = pp.added(len(encs) == 2) if pp is not None and add_special_tokens else 0
         encs = truncate(encs, self.truncation["max_length"] - room, self.truncation["strategy"], self.truncation["direction"])
-    return pp.process(encs, add_special_tokens) if pp is not None else sum(encs[1:], encs[0])
+    return pp.process(encs, add_special_tokens, quick_trim if self.fast else None) if pp is not None else sum(encs[1:], encs[0])
 
 def _finish(self: PipelineTokenizer, t: Tokens, length: int | None) -> Encoding:
     "The `Encoding` of `t`, padded to `length` (default: as the padding section says for `t` alone)."
@@ -1235,6 +1235,7 @@ def quick_normalize(p, text: str, pos=(0, 0)) -> tuple[str, list[int] | tuple[in
         return "".join(new), [q for q, r in zip(_positions(text, pos), new) for _ in r]
     if t is BertNormalizer:
         if p.clean_text and _ASCII_CONTROL.search(text): return None
+        if text.isascii(): return _normalize_ascii(text, p.lowercase, p.clean_text), pos  # `WordPiece`'s, for the common case
         plain, strip = p.__dict__.setdefault("_plain", set()), p.lowercase if p.strip_accents is None else p.strip_accents
         for c in set(text) - plain if not text.isascii() else ():  # non-ASCII characters the parts would drop, space or split: none
             if c > "\x7f" and (p.clean_text and (c == "\ufffd" or _CONTROL_RE.match(c)) or p.handle_chinese_chars and _CJK_RE.match(c)
@@ -1282,11 +1283,12 @@ def _last_words(p, text: str, first: bool, cut) -> tuple[int, list[str], list[in
         t = text.replace(" ", p.replacement)
         if t and not t.startswith(p.replacement) and (p.prepend_scheme == "always" or p.prepend_scheme == "first" and first): t, pre = p.replacement + t, 1
     if type(p) is ByteLevel and p.use_regex:
-        words = pretokenize(t) if t.isascii() else [t[slice(*m.span())] for m in finditer(_GPT2, t)]  # (`finditer` may change characters)
-        return pre, words, [0, *accumulate(map(len, words))][:-1]
+        if t.isascii(): words = pretokenize(t); return pre, words, [0, *accumulate(map(len, words))][:-1]
+        ends = [0, *accumulate(map(len, _GPT2.findall(t.translate(_UNASSIGNED))))]  # (the translation may change characters)
+        return pre, list(map(t.__getitem__, map(slice, ends, ends[1:]))), ends[:-1]
     if cut is None: return pre, [t] if t else [], [0] if t else []
-    ms = list(cut.finditer(t))
-    return pre, list(map(regex.Match.group, ms)), list(map(regex.Match.start, ms))
+    words = cut.findall(t)  # (its pieces cover `t`)
+    return pre, words, [0, *accumulate(map(len, words))][:-1]
 
 def _fast_plan(self: PipelineTokenizer) -> tuple | None:
     "`(cutter, last, cut)`: a pre-tokenizer that only cuts, the last one, the pattern it cuts with; `None` where they are others."
@@ -1304,7 +1306,9 @@ def _fast_plan(self: PipelineTokenizer) -> tuple | None:
 # %% ../nbs/07_pipeline.ipynb #de7a0662
 def _model_entry(self: PipelineTokenizer, w: str, pre: int) -> tuple:
     "`(ids, tokens, offsets)` of the model's tokens of piece `w`, which starts with `pre` characters put before the text."
-    byte_level = type(self._fast[1]) is ByteLevel
+    m, byte_level = self.model, type(self._fast[1]) is ByteLevel
+    if type(m) is WordPieceModel and not pre and w in m.vocab and len(w) <= m.max_input_chars_per_word:  # a whole word
+        return [m.vocab[w]], [self._id_token[m.vocab[w]]], [(0, len(w))]
     word = "".join(_BYTE_CHARS[b] for b in w.encode("utf-8", "surrogatepass")) if byte_level else w
     toks, unk = self.model.tokenize(word), self.model.unk_id if isinstance(self.model, Unigram) else None
     tokens = [word[s:e] if i == unk else self._id_token[i] for i, s, e in toks]
@@ -1313,22 +1317,44 @@ def _model_entry(self: PipelineTokenizer, w: str, pre: int) -> tuple:
         toks = [(i, char_of[s], char_of[e - 1] + 1) for i, s, e in toks]
     return [i for i, _, _ in toks], tokens, [(max(s, pre), max(e, pre + 1)) for _, s, e in toks]  # the characters put before: the first's
 
+def _bpe_bases(m, byte_level: bool):
+    "The id of each base symbol (a byte, or a character; `None` if not in the vocab) where BPE's symbols are just these, else `None`."
+    if type(m) is not BPE or m._width is None or m.ignore_merges or m.continuing_subword_prefix or m.end_of_word_suffix: return None
+    return [m.vocab.get(c) for c in _BYTE_CHARS].__getitem__ if byte_level else m.vocab.get
+
+def _bpe_ids(self: PipelineTokenizer, w: str) -> tuple | bool:
+    "The ids of piece `w` by `merge_ids`, or `False` where a symbol of it is not in the vocab (then the model's own rules apply)."
+    ids = list(map(self._fast[4], w.encode("utf-8", "surrogatepass") if type(self._fast[1]) is ByteLevel else w))
+    return False if None in ids else tuple(merge_ids(ids, self.model._pairs, self.model._shift))
+
 def _fast_words(self: PipelineTokenizer, text: str, base: int, first: bool, ids: list, tokens: list, offsets: list, cutting: bool = True):
     """Append the ids, tokens and offsets (`base` added) of normalized text `text` (`first`: it starts the original text):
     cut by the cutting pre-tokenizer, each piece's tokens from a cache, else from the last pre-tokenizer and the model."""
-    cutter, last, cut, caches = self._fast
+    cutter, last, cut, caches, bases = self._fast
     if cutting and cutter is not None:
         (words, starts), pre, cache = _cut_words(cutter, text), 0, caches[1]
         special = first and words and starts[0] == 0 and type(last) is Metaspace and last.prepend_scheme == "first"
     else: (pre, words, starts), cache = _last_words(last, text, first, cut), caches[0]; special = pre > 0
+    if bases is not None and cache is caches[0]:  # plain BPE: the ids of each piece, then tokens and offsets for all at once
+        got = list(map(caches[2].__getitem__, words))  # (a `_WordCache` of `_bpe_ids`)
+        if False not in got:  # the pieces cover the text, each token its symbols' length (bytes for byte-level)
+            ids += (new := list(chain.from_iterable(got))); tokens += (toks := list(map(self._id_token.__getitem__, new)))
+            ends, d = list(accumulate(map(len, toks), initial=0)), base - pre
+            starts, ends = ends[:-1], ends[1:]
+            if type(last) is ByteLevel and not text.isascii():
+                char = list(accumulate("".join(words).encode("utf-8", "surrogatepass").translate(_LEAD)))  # byte -> 1 + its character
+                starts, ends = [char[s] - 1 for s in starts], [char[e - 1] for e in ends]
+            if pre: offsets += [(max(s, pre) + d, max(e, pre + 1) + d) for s, e in zip(starts, ends)]  # the characters put before: the first's
+            else: offsets += zip(map(add, starts, repeat(d)), map(add, ends, repeat(d))) if d else zip(starts, ends)
+            return
     def entry(w, special):
-        if cache is caches[0]: return self._model_entry(w, pre if special else 0)
+        if cache is caches[0] or last is None: return self._model_entry(w, pre if special else 0)  # (no last part: the piece is the model's)
         out = ([], [], [])
         self._fast_words(w, 0, special, *out, cutting=False)
         return out
     rs = list(map(cache.get, words))
     if special: rs[0] = entry(words[0], True)
-    for k in [k for k, r in enumerate(rs) if r is None]:
+    for k in [k for k, r in enumerate(rs) if r is None] if None in rs else ():
         if len(cache) > 100_000: cache.clear()
         rs[k] = cache[words[k]] = entry(words[k], False)
     for r in rs: ids += r[0]; tokens += r[1]
@@ -1336,7 +1362,7 @@ def _fast_words(self: PipelineTokenizer, text: str, base: int, first: bool, ids:
 
 def _one_fast(self: PipelineTokenizer, text: str, type_id: int, allowed_special, disallowed_special) -> Tokens:
     "`_one`'s result: the alignment only where a normalizer needs it, the tokens of each piece from a cache."
-    if self._fast is None: self._fast = (*plan, ({}, {})) if (plan := _fast_plan(self)) else False
+    if self._fast is None: self._fast = (*plan, ({}, {}, _WordCache(self._bpe_ids, 100_000)), _bpe_bases(self.model, type(plan[1]) is ByteLevel)) if (plan := _fast_plan(self)) else False
     if self._fast is False: return self._one(text, type_id, allowed_special, disallowed_special)
     _, raw, normed, disallowed = self._matchers_for(allowed_special, disallowed_special)
     found = find_added(text, raw, disallowed) if raw is not None else []
@@ -1364,3 +1390,28 @@ def _one_fast(self: PipelineTokenizer, text: str, type_id: int, allowed_special,
 PipelineTokenizer._fast = None  # the plan and caches, made at the first `encode`
 PipelineTokenizer._read_fast = True  # `from_json_dict` (so `from_file` and `load_tokenizer`) turns the switch on
 PipelineTokenizer._model_entry, PipelineTokenizer._fast_words, PipelineTokenizer._one_fast = _model_entry, _fast_words, _one_fast
+PipelineTokenizer._bpe_ids = _bpe_ids
+
+# %% ../nbs/07_pipeline.ipynb #25008c91
+class _Spaces(dict):
+    "Token -> its leading and trailing spaces (`Ġ` or white space), which `trim_offsets` moves past."
+    def __missing__(self, tok: str) -> tuple[int, int]:
+        v = self[tok] = len(tok) - len(tok.lstrip(_SPACE_SYMBOL + WHITE_SPACE)), len(tok) - len(tok.rstrip(_SPACE_SYMBOL + WHITE_SPACE))
+        return v
+
+_SPACES_OF = _Spaces()
+
+def quick_trim(t: Tokens, add_prefix_space: bool) -> Tokens:
+    "`trim_offsets(t, add_prefix_space)` for all tokens at once (offsets with start <= end): each token's spaces from a cache."
+    if not t.ids: return t
+    (starts, ends), (leads, trails) = zip(*t.offsets), zip(*map(_SPACES_OF.__getitem__, t.tokens))
+    new = list(map(add, starts, leads))
+    if any(map(gt, new, ends)): new = list(map(min, new, ends))
+    for k in {0, *compress(range(len(starts)), map(not_, starts))} if add_prefix_space else ():  # the space put before a text stays
+        if leads[k] == 1: new[k] = starts[k]
+    if any(trails):
+        ends = list(ends)
+        for k in compress(range(len(trails)), trails):
+            if ends[k] >= trails[k]: ends[k] = max(ends[k] - trails[k], new[k])
+    return Tokens(t.ids, t.tokens, list(zip(new, ends)), t.type_ids, t.special)
+
