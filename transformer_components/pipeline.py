@@ -13,8 +13,8 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import MISSING, dataclass, field, fields
 from functools import lru_cache, reduce
-from itertools import accumulate, chain, compress, groupby, repeat
-from operator import add, gt, not_
+from itertools import accumulate, chain, compress, count, groupby, repeat
+from operator import add, gt, is_, not_
 
 import regex
 
@@ -1327,6 +1327,12 @@ def _bpe_ids(self: PipelineTokenizer, w: str) -> tuple | bool:
     ids = list(map(self._fast[4], w.encode("utf-8", "surrogatepass") if type(self._fast[1]) is ByteLevel else w))
     return False if None in ids else tuple(merge_ids(ids, self.model._pairs, self.model._shift))
 
+def _unigram_ids(self: PipelineTokenizer, w: str) -> tuple | bool:
+    "The ids of piece `w` by Viterbi (an unknown token as minus its length), or `False` where a token's text is not its part of `w` (byte fallback)."
+    toks, tok, unk = self.model.tokenize(w), self._id_token, self.model.unk_id
+    ids = tuple(s - e if i == unk else i for i, s, e in toks)
+    return ids if all(i < 0 or tok[i] == w[s:e] for i, (_, s, e) in zip(ids, toks)) else False
+
 def _fast_words(self: PipelineTokenizer, text: str, base: int, first: bool, ids: list, tokens: list, offsets: list, cutting: bool = True):
     """Append the ids, tokens and offsets (`base` added) of normalized text `text` (`first`: it starts the original text):
     cut by the cutting pre-tokenizer, each piece's tokens from a cache, else from the last pre-tokenizer and the model."""
@@ -1335,10 +1341,13 @@ def _fast_words(self: PipelineTokenizer, text: str, base: int, first: bool, ids:
         (words, starts), pre, cache = _cut_words(cutter, text), 0, caches[1]
         special = first and words and starts[0] == 0 and type(last) is Metaspace and last.prepend_scheme == "first"
     else: (pre, words, starts), cache = _last_words(last, text, first, cut), caches[0]; special = pre > 0
-    if bases is not None and cache is caches[0]:  # plain BPE: the ids of each piece, then tokens and offsets for all at once
-        got = list(map(caches[2].__getitem__, words))  # (a `_WordCache` of `_bpe_ids`)
+    if bases is not None and cache is caches[0]:  # plain BPE or Unigram: the ids of each piece, then tokens and offsets for all at once
+        got = list(map(caches[2].__getitem__, words))  # (a `_WordCache` of `_bpe_ids` or `_unigram_ids`)
         if False not in got:  # the pieces cover the text, each token its symbols' length (bytes for byte-level)
-            ids += (new := list(chain.from_iterable(got))); tokens += (toks := list(map(self._id_token.__getitem__, new)))
+            toks, at, k0 = list(map(self._id_token.get, (new := list(chain.from_iterable(got))))), 0, 0
+            for k in compress(count(), map(is_, toks, repeat(None))) if bases is True and None in toks else ():  # Unigram's unknown
+                at += sum(map(len, toks[k0:k])); toks[k], new[k], at, k0 = "".join(words)[at:at - new[k]], self.model.unk_id, at - new[k], k + 1
+            ids += new; tokens += toks  # (an unknown token's text is its part of the pieces)
             ends, d = list(accumulate(map(len, toks), initial=0)), base - pre
             starts, ends = ends[:-1], ends[1:]
             if type(last) is ByteLevel and not text.isascii():
@@ -1349,6 +1358,10 @@ def _fast_words(self: PipelineTokenizer, text: str, base: int, first: bool, ids:
             return
     def entry(w, special):
         if cache is caches[0] or last is None: return self._model_entry(w, pre if special else 0)  # (no last part: the piece is the model's)
+        if type(last) is Metaspace and " " not in w and last.replacement not in w:  # Metaspace makes one piece of it: its model entry
+            p = last.prepend_scheme == "always" or special and last.prepend_scheme == "first"
+            i, t, o = self._model_entry(last.replacement * p + w, p)
+            return i, t, [(s - p, e - p) for s, e in o] if p else o
         out = ([], [], [])
         self._fast_words(w, 0, special, *out, cutting=False)
         return out
@@ -1362,7 +1375,10 @@ def _fast_words(self: PipelineTokenizer, text: str, base: int, first: bool, ids:
 
 def _one_fast(self: PipelineTokenizer, text: str, type_id: int, allowed_special, disallowed_special) -> Tokens:
     "`_one`'s result: the alignment only where a normalizer needs it, the tokens of each piece from a cache."
-    if self._fast is None: self._fast = (*plan, ({}, {}, _WordCache(self._bpe_ids, 100_000)), _bpe_bases(self.model, type(plan[1]) is ByteLevel)) if (plan := _fast_plan(self)) else False
+    if self._fast is None and (plan := _fast_plan(self)):  # Unigram's tokens are its pieces but for unknown ones and byte fallback
+        uni = type(self.model) is Unigram and type(plan[1]) is not ByteLevel
+        self._fast = (*plan, ({}, {}, _WordCache(self._unigram_ids if uni else self._bpe_ids, 100_000)), uni or _bpe_bases(self.model, type(plan[1]) is ByteLevel))
+    if self._fast is None: self._fast = False
     if self._fast is False: return self._one(text, type_id, allowed_special, disallowed_special)
     _, raw, normed, disallowed = self._matchers_for(allowed_special, disallowed_special)
     found = find_added(text, raw, disallowed) if raw is not None else []
@@ -1390,7 +1406,7 @@ def _one_fast(self: PipelineTokenizer, text: str, type_id: int, allowed_special,
 PipelineTokenizer._fast = None  # the plan and caches, made at the first `encode`
 PipelineTokenizer._read_fast = True  # `from_json_dict` (so `from_file` and `load_tokenizer`) turns the switch on
 PipelineTokenizer._model_entry, PipelineTokenizer._fast_words, PipelineTokenizer._one_fast = _model_entry, _fast_words, _one_fast
-PipelineTokenizer._bpe_ids = _bpe_ids
+PipelineTokenizer._bpe_ids, PipelineTokenizer._unigram_ids = _bpe_ids, _unigram_ids
 
 # %% ../nbs/07_pipeline.ipynb #25008c91
 class _Spaces(dict):
