@@ -1369,7 +1369,7 @@ def _fast_words(self: PipelineTokenizer, text: str, base: int, first: bool, ids:
     if special: rs[0] = entry(words[0], True)
     for k in [k for k, r in enumerate(rs) if r is None] if None in rs else ():
         if len(cache) > 100_000: cache.clear()
-        rs[k] = cache[words[k]] = entry(words[k], False)
+        rs[k] = cache[words[k]] = tuple(map(tuple, entry(words[k], False)))  # (tuples of numbers and text: the garbage collector stops tracking them)
     for r in rs: ids += r[0]; tokens += r[1]
     offsets += [(b + x, b + y) for b, r in zip(map(add, starts, repeat(base - pre)), rs) for x, y in r[2]]
 
