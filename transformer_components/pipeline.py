@@ -1345,8 +1345,9 @@ def _fast_words(self: PipelineTokenizer, text: str, base: int, first: bool, ids:
         got = list(map(caches[2].__getitem__, words))  # (a `_WordCache` of `_bpe_ids` or `_unigram_ids`)
         if False not in got:  # the pieces cover the text, each token its symbols' length (bytes for byte-level)
             toks, at, k0 = list(map(self._id_token.get, (new := list(chain.from_iterable(got))))), 0, 0
-            for k in compress(count(), map(is_, toks, repeat(None))) if bases is True and None in toks else ():  # Unigram's unknown
-                at += sum(map(len, toks[k0:k])); toks[k], new[k], at, k0 = "".join(words)[at:at - new[k]], self.model.unk_id, at - new[k], k + 1
+            if bases is True and None in toks:  # Unigram's unknown tokens
+                for k, j in zip(compress(count(), map(is_, toks, repeat(None))), repeat("".join(words))):
+                    at += sum(map(len, toks[k0:k])); toks[k], new[k], at, k0 = j[at:at - new[k]], self.model.unk_id, at - new[k], k + 1
             ids += new; tokens += toks  # (an unknown token's text is its part of the pieces)
             ends, d = list(accumulate(map(len, toks), initial=0)), base - pre
             starts, ends = ends[:-1], ends[1:]
