@@ -1354,8 +1354,8 @@ def _fast_words(self: PipelineTokenizer, text: str, base: int, first: bool, ids:
             if type(last) is ByteLevel and not text.isascii():
                 char = list(accumulate("".join(words).encode("utf-8", "surrogatepass").translate(_LEAD)))  # byte -> 1 + its character
                 starts, ends = [char[s] - 1 for s in starts], [char[e - 1] for e in ends]
-            if pre: offsets += [(max(s, pre) + d, max(e, pre + 1) + d) for s, e in zip(starts, ends)]  # the characters put before: the first's
-            else: offsets += zip(map(add, starts, repeat(d)), map(add, ends, repeat(d))) if d else zip(starts, ends)
+            if pre and starts: starts[0], ends[0] = max(starts[0], pre), max(ends[0], pre + 1)  # the character put before: the first token's
+            offsets += zip(map(add, starts, repeat(d)), map(add, ends, repeat(d))) if d else zip(starts, ends)
             return
     def entry(w, special):
         if cache is caches[0] or last is None: return self._model_entry(w, pre if special else 0)  # (no last part: the piece is the model's)
