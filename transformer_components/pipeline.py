@@ -12,7 +12,7 @@ import unicodedata
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import MISSING, dataclass, field, fields
-from functools import lru_cache, reduce
+from functools import lru_cache, partial, reduce
 from itertools import accumulate, chain, compress, count, groupby, repeat
 from operator import add, gt, is_, not_
 
@@ -1322,16 +1322,16 @@ def _bpe_bases(m, byte_level: bool):
     if type(m) is not BPE or m._width is None or m.ignore_merges or m.continuing_subword_prefix or m.end_of_word_suffix: return None
     return [m.vocab.get(c) for c in _BYTE_CHARS].__getitem__ if byte_level else m.vocab.get
 
-def _bpe_ids(self: PipelineTokenizer, w: str) -> tuple | bool:
+def _bpe_ids(m: BPE, bases, byte_level: bool, w: str) -> tuple | bool:
     "The ids of piece `w` by `merge_ids`, or `False` where a symbol of it is not in the vocab (then the model's own rules apply)."
-    ids = list(map(self._fast[4], w.encode("utf-8", "surrogatepass") if type(self._fast[1]) is ByteLevel else w))
-    return False if None in ids else tuple(merge_ids(ids, self.model._pairs, self.model._shift))
+    ids = list(map(bases, w.encode("utf-8", "surrogatepass") if byte_level else w))
+    return False if None in ids else tuple(merge_ids(ids, m._pairs, m._shift))
 
-def _unigram_ids(self: PipelineTokenizer, w: str) -> tuple | bool:
+def _unigram_ids(m: Unigram, id_token: dict, w: str) -> tuple | bool:
     "The ids of piece `w` by Viterbi (an unknown token as minus its length), or `False` where a token's text is not its part of `w` (byte fallback)."
-    toks, tok, unk = self.model.tokenize(w), self._id_token, self.model.unk_id
+    toks, unk = m.tokenize(w), m.unk_id
     ids = tuple(s - e if i == unk else i for i, s, e in toks)
-    return ids if all(i < 0 or tok[i] == w[s:e] for i, (_, s, e) in zip(ids, toks)) else False
+    return ids if all(i < 0 or id_token[i] == w[s:e] for i, (_, s, e) in zip(ids, toks)) else False
 
 def _fast_words(self: PipelineTokenizer, text: str, base: int, first: bool, ids: list, tokens: list, offsets: list, cutting: bool = True):
     """Append the ids, tokens and offsets (`base` added) of normalized text `text` (`first`: it starts the original text):
@@ -1377,8 +1377,10 @@ def _fast_words(self: PipelineTokenizer, text: str, base: int, first: bool, ids:
 def _one_fast(self: PipelineTokenizer, text: str, type_id: int, allowed_special, disallowed_special) -> Tokens:
     "`_one`'s result: the alignment only where a normalizer needs it, the tokens of each piece from a cache."
     if self._fast is None and (plan := _fast_plan(self)):  # Unigram's tokens are its pieces but for unknown ones and byte fallback
-        uni = type(self.model) is Unigram and type(plan[1]) is not ByteLevel
-        self._fast = (*plan, ({}, {}, _WordCache(self._unigram_ids if uni else self._bpe_ids, 100_000)), uni or _bpe_bases(self.model, type(plan[1]) is ByteLevel))
+        uni, byte_level = type(self.model) is Unigram and type(plan[1]) is not ByteLevel, type(plan[1]) is ByteLevel
+        bases = _bpe_bases(self.model, byte_level)  # (the cache's function holds no `self`: a tokenizer is freed as soon as it is dropped)
+        ids_of = partial(_unigram_ids, self.model, self._id_token) if uni else partial(_bpe_ids, self.model, bases, byte_level)
+        self._fast = (*plan, ({}, {}, _WordCache(ids_of, 100_000)), uni or bases)
     if self._fast is None: self._fast = False
     if self._fast is False: return self._one(text, type_id, allowed_special, disallowed_special)
     _, raw, normed, disallowed = self._matchers_for(allowed_special, disallowed_special)
@@ -1407,7 +1409,6 @@ def _one_fast(self: PipelineTokenizer, text: str, type_id: int, allowed_special,
 PipelineTokenizer._fast = None  # the plan and caches, made at the first `encode`
 PipelineTokenizer._read_fast = True  # `from_json_dict` (so `from_file` and `load_tokenizer`) turns the switch on
 PipelineTokenizer._model_entry, PipelineTokenizer._fast_words, PipelineTokenizer._one_fast = _model_entry, _fast_words, _one_fast
-PipelineTokenizer._bpe_ids, PipelineTokenizer._unigram_ids = _bpe_ids, _unigram_ids
 
 # %% ../nbs/07_pipeline.ipynb #25008c91
 class _Spaces(dict):
