@@ -12,9 +12,9 @@ import unicodedata
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import MISSING, dataclass, field, fields
-from functools import lru_cache, reduce
-from itertools import accumulate, chain, compress, groupby, repeat
-from operator import add, gt, not_
+from functools import lru_cache, partial, reduce
+from itertools import accumulate, chain, compress, count, groupby, repeat
+from operator import add, gt, is_, not_
 
 import regex
 
@@ -1322,10 +1322,16 @@ def _bpe_bases(m, byte_level: bool):
     if type(m) is not BPE or m._width is None or m.ignore_merges or m.continuing_subword_prefix or m.end_of_word_suffix: return None
     return [m.vocab.get(c) for c in _BYTE_CHARS].__getitem__ if byte_level else m.vocab.get
 
-def _bpe_ids(self: PipelineTokenizer, w: str) -> tuple | bool:
+def _bpe_ids(m: BPE, bases, byte_level: bool, w: str) -> tuple | bool:
     "The ids of piece `w` by `merge_ids`, or `False` where a symbol of it is not in the vocab (then the model's own rules apply)."
-    ids = list(map(self._fast[4], w.encode("utf-8", "surrogatepass") if type(self._fast[1]) is ByteLevel else w))
-    return False if None in ids else tuple(merge_ids(ids, self.model._pairs, self.model._shift))
+    ids = list(map(bases, w.encode("utf-8", "surrogatepass") if byte_level else w))
+    return False if None in ids else tuple(merge_ids(ids, m._pairs, m._shift))
+
+def _unigram_ids(m: Unigram, id_token: dict, w: str) -> tuple | bool:
+    "The ids of piece `w` by Viterbi (an unknown token as minus its length), or `False` where a token's text is not its part of `w` (byte fallback)."
+    toks, unk = m.tokenize(w), m.unk_id
+    ids = tuple(s - e if i == unk else i for i, s, e in toks)
+    return ids if all(i < 0 or id_token[i] == w[s:e] for i, (_, s, e) in zip(ids, toks)) else False
 
 def _fast_words(self: PipelineTokenizer, text: str, base: int, first: bool, ids: list, tokens: list, offsets: list, cutting: bool = True):
     """Append the ids, tokens and offsets (`base` added) of normalized text `text` (`first`: it starts the original text):
@@ -1335,20 +1341,28 @@ def _fast_words(self: PipelineTokenizer, text: str, base: int, first: bool, ids:
         (words, starts), pre, cache = _cut_words(cutter, text), 0, caches[1]
         special = first and words and starts[0] == 0 and type(last) is Metaspace and last.prepend_scheme == "first"
     else: (pre, words, starts), cache = _last_words(last, text, first, cut), caches[0]; special = pre > 0
-    if bases is not None and cache is caches[0]:  # plain BPE: the ids of each piece, then tokens and offsets for all at once
-        got = list(map(caches[2].__getitem__, words))  # (a `_WordCache` of `_bpe_ids`)
+    if bases is not None and cache is caches[0]:  # plain BPE or Unigram: the ids of each piece, then tokens and offsets for all at once
+        got = list(map(caches[2].__getitem__, words))  # (a `_WordCache` of `_bpe_ids` or `_unigram_ids`)
         if False not in got:  # the pieces cover the text, each token its symbols' length (bytes for byte-level)
-            ids += (new := list(chain.from_iterable(got))); tokens += (toks := list(map(self._id_token.__getitem__, new)))
+            toks, at, k0 = list(map(self._id_token.get, (new := list(chain.from_iterable(got))))), 0, 0
+            if bases is True and None in toks:  # Unigram's unknown tokens
+                for k, j in zip(compress(count(), map(is_, toks, repeat(None))), repeat("".join(words))):
+                    at += sum(map(len, toks[k0:k])); toks[k], new[k], at, k0 = j[at:at - new[k]], self.model.unk_id, at - new[k], k + 1
+            ids += new; tokens += toks  # (an unknown token's text is its part of the pieces)
             ends, d = list(accumulate(map(len, toks), initial=0)), base - pre
             starts, ends = ends[:-1], ends[1:]
             if type(last) is ByteLevel and not text.isascii():
                 char = list(accumulate("".join(words).encode("utf-8", "surrogatepass").translate(_LEAD)))  # byte -> 1 + its character
                 starts, ends = [char[s] - 1 for s in starts], [char[e - 1] for e in ends]
-            if pre: offsets += [(max(s, pre) + d, max(e, pre + 1) + d) for s, e in zip(starts, ends)]  # the characters put before: the first's
-            else: offsets += zip(map(add, starts, repeat(d)), map(add, ends, repeat(d))) if d else zip(starts, ends)
+            if pre and starts: starts[0], ends[0] = max(starts[0], pre), max(ends[0], pre + 1)  # the character put before: the first token's
+            offsets += zip(map(add, starts, repeat(d)), map(add, ends, repeat(d))) if d else zip(starts, ends)
             return
     def entry(w, special):
         if cache is caches[0] or last is None: return self._model_entry(w, pre if special else 0)  # (no last part: the piece is the model's)
+        if type(last) is Metaspace and " " not in w and last.replacement not in w:  # Metaspace makes one piece of it: its model entry
+            p = last.prepend_scheme == "always" or special and last.prepend_scheme == "first"
+            i, t, o = self._model_entry(last.replacement * p + w, p)
+            return i, t, [(s - p, e - p) for s, e in o] if p else o
         out = ([], [], [])
         self._fast_words(w, 0, special, *out, cutting=False)
         return out
@@ -1356,13 +1370,18 @@ def _fast_words(self: PipelineTokenizer, text: str, base: int, first: bool, ids:
     if special: rs[0] = entry(words[0], True)
     for k in [k for k, r in enumerate(rs) if r is None] if None in rs else ():
         if len(cache) > 100_000: cache.clear()
-        rs[k] = cache[words[k]] = entry(words[k], False)
+        rs[k] = cache[words[k]] = tuple(map(tuple, entry(words[k], False)))  # (tuples of numbers and text: the garbage collector stops tracking them)
     for r in rs: ids += r[0]; tokens += r[1]
     offsets += [(b + x, b + y) for b, r in zip(map(add, starts, repeat(base - pre)), rs) for x, y in r[2]]
 
 def _one_fast(self: PipelineTokenizer, text: str, type_id: int, allowed_special, disallowed_special) -> Tokens:
     "`_one`'s result: the alignment only where a normalizer needs it, the tokens of each piece from a cache."
-    if self._fast is None: self._fast = (*plan, ({}, {}, _WordCache(self._bpe_ids, 100_000)), _bpe_bases(self.model, type(plan[1]) is ByteLevel)) if (plan := _fast_plan(self)) else False
+    if self._fast is None and (plan := _fast_plan(self)):  # Unigram's tokens are its pieces but for unknown ones and byte fallback
+        uni, byte_level = type(self.model) is Unigram and type(plan[1]) is not ByteLevel, type(plan[1]) is ByteLevel
+        bases = _bpe_bases(self.model, byte_level)  # (the cache's function holds no `self`: a tokenizer is freed as soon as it is dropped)
+        ids_of = partial(_unigram_ids, self.model, self._id_token) if uni else partial(_bpe_ids, self.model, bases, byte_level)
+        self._fast = (*plan, ({}, {}, _WordCache(ids_of, 100_000)), uni or bases)
+    if self._fast is None: self._fast = False
     if self._fast is False: return self._one(text, type_id, allowed_special, disallowed_special)
     _, raw, normed, disallowed = self._matchers_for(allowed_special, disallowed_special)
     found = find_added(text, raw, disallowed) if raw is not None else []
@@ -1390,7 +1409,6 @@ def _one_fast(self: PipelineTokenizer, text: str, type_id: int, allowed_special,
 PipelineTokenizer._fast = None  # the plan and caches, made at the first `encode`
 PipelineTokenizer._read_fast = True  # `from_json_dict` (so `from_file` and `load_tokenizer`) turns the switch on
 PipelineTokenizer._model_entry, PipelineTokenizer._fast_words, PipelineTokenizer._one_fast = _model_entry, _fast_words, _one_fast
-PipelineTokenizer._bpe_ids = _bpe_ids
 
 # %% ../nbs/07_pipeline.ipynb #25008c91
 class _Spaces(dict):
