@@ -1374,14 +1374,18 @@ def _fast_words(self: PipelineTokenizer, text: str, base: int, first: bool, ids:
     for r in rs: ids += r[0]; tokens += r[1]
     offsets += [(b + x, b + y) for b, r in zip(map(add, starts, repeat(base - pre)), rs) for x, y in r[2]]
 
+def _fast_state(self: PipelineTokenizer) -> tuple | bool:
+    "The plan and its caches (`False` where the fast path does not apply): made once, at the first `encode`."
+    plan = _fast_plan(self)
+    if not plan: return False
+    uni, byte_level = type(self.model) is Unigram and type(plan[1]) is not ByteLevel, type(plan[1]) is ByteLevel  # Unigram's tokens are its pieces but for unknown ones and byte fallback
+    bases = _bpe_bases(self.model, byte_level)  # (the cache's function holds no `self`: a tokenizer is freed as soon as it is dropped)
+    ids_of = partial(_unigram_ids, self.model, self._id_token) if uni else partial(_bpe_ids, self.model, bases, byte_level)
+    return (*plan, ({}, {}, _WordCache(ids_of, 100_000)), uni or bases)
+
 def _one_fast(self: PipelineTokenizer, text: str, type_id: int, allowed_special, disallowed_special) -> Tokens:
     "`_one`'s result: the alignment only where a normalizer needs it, the tokens of each piece from a cache."
-    if self._fast is None and (plan := _fast_plan(self)):  # Unigram's tokens are its pieces but for unknown ones and byte fallback
-        uni, byte_level = type(self.model) is Unigram and type(plan[1]) is not ByteLevel, type(plan[1]) is ByteLevel
-        bases = _bpe_bases(self.model, byte_level)  # (the cache's function holds no `self`: a tokenizer is freed as soon as it is dropped)
-        ids_of = partial(_unigram_ids, self.model, self._id_token) if uni else partial(_bpe_ids, self.model, bases, byte_level)
-        self._fast = (*plan, ({}, {}, _WordCache(ids_of, 100_000)), uni or bases)
-    if self._fast is None: self._fast = False
+    if self._fast is None: self._fast = _fast_state(self)
     if self._fast is False: return self._one(text, type_id, allowed_special, disallowed_special)
     _, raw, normed, disallowed = self._matchers_for(allowed_special, disallowed_special)
     found = find_added(text, raw, disallowed) if raw is not None else []
