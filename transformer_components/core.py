@@ -10,8 +10,10 @@ import dataclasses
 import json
 import math
 import os
+import signal
 import sys
 import tempfile
+import threading
 import typing
 from contextlib import contextmanager
 from pathlib import Path
@@ -20,8 +22,8 @@ from pathlib import Path
 __all__ = ['DATA_ENV', 'positive_int', 'nonnegative_int', 'positive_float', 'fraction', 'default_device', 'find_shared_data',
            'MissingDataError', 'shared_data', 'has_shared_data', 'atomic_write', 'FolderLockedError', 'exclusive_lock',
            'check_positive_int', 'check_positive_ints', 'check_choice', 'check_number', 'check_fields',
-           'check_token_ids', 'read_json_file', 'ProgressBar', 'CommandParser', 'command_parser', 'cli_errors',
-           'utf8_lines', 'lazy_command']
+           'check_token_ids', 'read_json_file', 'raise_if_interrupted', 'ProgressBar', 'CommandParser',
+           'command_parser', 'cli_errors', 'utf8_lines', 'lazy_command']
 
 # %% ../nbs/00_core.ipynb #b3d4ae4e
 def default_device() -> torch.device:
@@ -259,6 +261,17 @@ def read_json_file(
         raise error(f"{path} is not {what}: " + (f"it holds {got}, this library reads {expect}" if got else f"a JSON {type(data).__name__}, not an object"))
     return data
 
+# %% ../nbs/00_core.ipynb #931b3328
+_ctrl_c = []  # the Ctrl-C presses of the command now running, written down by `_on_ctrl_c`
+
+def _on_ctrl_c(signum, frame):
+    "The SIGINT handler while a command runs: write the press down, then interrupt as Python does."
+    _ctrl_c.append(signum); raise KeyboardInterrupt
+
+def raise_if_interrupted():
+    "Raise `KeyboardInterrupt` if Ctrl-C was pressed during the running command, even where its first exception was lost."
+    if _ctrl_c: raise KeyboardInterrupt
+
 # %% ../nbs/00_core.ipynb #81350357
 class ProgressBar:
     "A dependency-free progress bar on `file` (stderr): `update(done, **metrics)`, then `close()`."
@@ -283,6 +296,7 @@ class ProgressBar:
 
     def update(self, done: int, **metrics):
         "Record progress (absolute count) and optional metrics; redraw when due."
+        raise_if_interrupted()  # a Ctrl-C that other code swallowed stops the work here (see `cli_errors`)
         self.done, self.metrics = done, {**self.metrics, **metrics}
         now, tenth = self._time(), int(10 * min(done / self.total, 1.0))
         if self.tty and (now - self._last_draw >= self.min_interval or done >= self.total):
@@ -359,8 +373,14 @@ def cli_errors(
     prog: str,  # the console script's name, for the message
 ):
     "Run a command's body: user and environment errors become one line on stderr and exit status 1 (130 when interrupted)."
+    ours = threading.current_thread() is threading.main_thread() and signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    if ours: _ctrl_c.clear(); signal.signal(signal.SIGINT, _on_ctrl_c)  # (an ignored SIGINT, as in a background job, stays ignored)
     try:
-        yield
+        try: yield
+        except BaseException:
+            raise_if_interrupted()  # the interrupt, turned into another error on its way out
+            raise
+        raise_if_interrupted()  # ... or swallowed
         sys.stdout.flush()  # a reader that went away is noticed here, not in the interpreter's exit
     except BrokenPipeError:  # `tc-tokenize ... | head -1`: the reader has all it wants; stop without a word
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
@@ -369,6 +389,8 @@ def cli_errors(
         sys.stderr.write(f"{prog}: interrupted\n"); sys.exit(130)
     except OSError as e: sys.exit(f"{prog}: error: {_os_error_text(e)}")
     except (ValueError, TypeError) as e: sys.exit(f"{prog}: error: {e}")
+    finally:
+        if ours: signal.signal(signal.SIGINT, signal.default_int_handler)
 
 # %% ../nbs/00_core.ipynb #3dd2ce50
 def utf8_lines(
