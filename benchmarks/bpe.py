@@ -11,6 +11,9 @@ the machine hits all of them alike; the best round is reported, with the range o
 3. Batches: ours `encode_batch(num_workers=2)` (worker processes) vs tiktoken's `encode_ordinary_batch` (a thread pool
    of 8; its Rust code releases the GIL) vs HF `encode_batch`, on the lines and on 100-line documents.
 4. One long pre-token (1k to 1M characters): time against length, ours vs HF vs tiktoken vs the reference algorithm.
+5. Two SentencePiece-style files read from `tokenizer.json`, Llama-2's BPE and T5's Unigram, against HF on WikiText-2
+   valid, one line per call, ids + tokens + offsets read, cold and warm (`benchmarks/tokenizer_json.py`'s
+   measurement, which has more files).
 
 Run: `.venv/bin/python benchmarks/bpe.py [--rounds N] [--skip-training] [--quick]`. `--quick` (for `make test`): a few
 hundred lines, one round, no training, long pre-tokens only up to 4,000 characters; it checks the script still runs,
@@ -198,7 +201,23 @@ def long_words(ours, tk, hf_vocab, lengths=(1_000, 4_000, 16_000, 64_000, 256_00
             print(f"{n:>10,} {kind:>7} {t_ours:9.4f} {t_hf:9.4f} {t_tk:9.4f} {ref:>10}   {t_ours / t_hf:6.1f}x {t_ours / t_tk:8.1f}x")
 
 
-def ratios(mb, enc, bat):
+def sentencepiece_files(rounds: int, quick: bool) -> dict:
+    "Section 5: `file -> {kind: HF's best time / ours}` for the Llama-2 and T5 files (absent without their shared data)."
+    from tokenizer_json import CORPUS, measure  # (the script next to this one)
+    names = [n for n in ("llama2-llama-2-7b", "t5-t5-small-untyped") if has_shared_data("tokenizers", n, "tokenizer.json")]
+    if not names or not has_shared_data(*CORPUS): return {}
+    lines = [l for l in shared_data(*CORPUS).read_text(encoding="utf-8").splitlines() if l.strip()][:300 if quick else None]
+    print(f"\n## SentencePiece-style tokenizer.json files, WikiText-2 valid, {len(lines):,} lines, one line per call")
+    out = {}
+    for name in names:
+        t = measure(name, lines, rounds)["times"]
+        out[name] = {kind: min(t[("HF", kind)]) / min(t[("ours", kind)]) for kind in ("cold", "warm")}
+        print(f"  {name:24s} " + "   ".join(f"{kind} ours {min(t[('ours', kind)]) * 1e3:5.0f} ms, HF {min(t[('HF', kind)]) * 1e3:5.0f} ms"
+                                            for kind in ("cold", "warm")), flush=True)
+    return out
+
+
+def ratios(mb, enc, bat, sp):
     "The issue's targets, from the best rounds above (above 1.0 means ours is faster)."
     (cold_w, cold_c), (warm_w, warm_c) = enc["cold"], enc["warm"]
     best = lambda d, k: min(d[k])
@@ -213,6 +232,8 @@ def ratios(mb, enc, bat):
     for label, wall in bat.items():
         print(f"  encode_batch(num_workers=2) vs tiktoken batch, {label}: "
               f"{best(wall, 'tiktoken encode_ordinary_batch') / best(wall, 'ours encode_batch(num_workers=2)'):.2f}x   (target >= 1.0)")
+    for name, r in sp.items():
+        print(f"  {name} ids+tokens+offsets, one line per call, vs HF encode: cold {r['cold']:.2f}x, warm {r['warm']:.2f}x   (target >= 1.0)")
 
 
 def main():
@@ -236,7 +257,8 @@ def main():
     ours, enc = encoding(lines, mb, args.rounds, vocab, merges, tk)
     bat = batches(lines, mb, args.rounds, ours, tk, (vocab, merges))
     long_words(ours, tk, (vocab, merges), *([(1_000, 4_000)] if args.quick else []))
-    ratios(mb, enc, bat)
+    sp = sentencepiece_files(args.rounds, args.quick)
+    ratios(mb, enc, bat, sp)
     return 0
 
 
