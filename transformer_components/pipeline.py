@@ -1307,7 +1307,7 @@ def _fast_plan(self: PipelineTokenizer) -> tuple | None:
 def _model_entry(self: PipelineTokenizer, w: str, pre: int) -> tuple:
     "`(ids, tokens, offsets)` of the model's tokens of piece `w`, which starts with `pre` characters put before the text."
     m, byte_level = self.model, type(self._fast[1]) is ByteLevel
-    if type(m) is WordPieceModel and not pre and w in m.vocab and len(w) <= m.max_input_chars_per_word:  # a whole word
+    if type(m) is WordPieceModel and not pre and not byte_level and w in m.vocab and len(w) <= m.max_input_chars_per_word:  # a whole word
         return [m.vocab[w]], [self._id_token[m.vocab[w]]], [(0, len(w))]
     word = "".join(_BYTE_CHARS[b] for b in w.encode("utf-8", "surrogatepass")) if byte_level else w
     toks, unk = self.model.tokenize(word), self.model.unk_id if isinstance(self.model, Unigram) else None
