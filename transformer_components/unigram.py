@@ -51,18 +51,17 @@ def viterbi_pruned(
     unk_score: float,  # the score of a character no piece covers
 ) -> list[tuple[int, int, bool]]:
     "`viterbi`'s cut of `word`, each candidate piece extended only while a piece starts with it."
-    n = len(word)
+    n, get = len(word), table.get
     score, start, known = [0.0] + [-math.inf] * n, [0] * (n + 1), [True] * (n + 1)  # -inf: not reached yet
     for s in range(n):
-        here = score[s]
-        for e in range(s + 1, n + 1):
-            got = table.get(word[s:e])
-            if got is None: break
+        here, e, got = score[s], s + 1, get(word[s])
+        if (got or _NO_PIECE)[0] == -math.inf and here + unk_score > score[e]:  # no piece of one character: the unknown one
+            score[e], start[e], known[e] = here + unk_score, s, False
+        while got is not None:  # (the one-character lookup above is the first step)
             sc, longer = got
             if here + sc > score[e]: score[e], start[e] = here + sc, s
-            if not longer: break
-        if table.get(word[s], _NO_PIECE)[0] == -math.inf and here + unk_score > score[s + 1]:
-            score[s + 1], start[s + 1], known[s + 1] = here + unk_score, s, False
+            if not longer or e == n: break
+            e += 1; got = get(word[s:e])
     out, e = [], n
     while e > 0: out.append((start[e], e, known[e])); e = start[e]
     return out[::-1]
@@ -95,9 +94,10 @@ class Unigram:
         if got is not None: return got
         out, fused = [], []  # fused: consecutive unknown pieces (HF fuses them)
         for s, e, known in viterbi_pruned(word, self.table, self.unk_score) + [(len(word), len(word), True)]:
-            if not known or (e > s and self.ids[word[s:e]] == self.unk_id): fused.append((s, e)); continue
+            i = self.ids[word[s:e]] if known and e > s else self.unk_id
+            if i == self.unk_id and e > s: fused.append((s, e)); continue
             if fused: out.extend(self._unknown(word, fused[0][0], fused[-1][1])); fused = []
-            if e > s: out.append((self.ids[word[s:e]], s, e))
+            if e > s: out.append((i, s, e))
         if len(self._cache) > 100_000: self._cache.clear()
         self._cache[word] = out
         return out
