@@ -89,17 +89,21 @@ class Unigram:
         self._cache = {}
 
     def tokenize(self, word: str) -> list[tuple[int, int, int]]:
-        "`(id, start, end)` of the pieces of `word`."
+        "`(id, start, end)` of the pieces of `word`, remembered (a text's words repeat)."
         got = self._cache.get(word)
-        if got is not None: return got
+        if got is None:
+            if len(self._cache) > 100_000: self._cache.clear()
+            got = self._cache[word] = self._tokenize(word)
+        return got
+
+    def _tokenize(self, word: str) -> list[tuple[int, int, int]]:
+        "`tokenize` without its cache, for a caller that keeps its own (one cache fewer for the garbage collector to scan)."
         out, fused = [], []  # fused: consecutive unknown pieces (HF fuses them)
         for s, e, known in viterbi_pruned(word, self.table, self.unk_score) + [(len(word), len(word), True)]:
             i = self.ids[word[s:e]] if known and e > s else self.unk_id
             if i == self.unk_id and e > s: fused.append((s, e)); continue
             if fused: out.extend(self._unknown(word, fused[0][0], fused[-1][1])); fused = []
             if e > s: out.append((i, s, e))
-        if len(self._cache) > 100_000: self._cache.clear()
-        self._cache[word] = out
         return out
 
     def _unknown(self, word: str, s: int, e: int) -> list[tuple[int, int, int]]:
