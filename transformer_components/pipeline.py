@@ -1298,10 +1298,10 @@ def _fast_plan(self: PipelineTokenizer) -> tuple | None:
     cutters = parts[:-1] if last is not None else parts
     if len(cutters) > 1 or cutters and type(cutters[0]) not in _CUTTERS: return None
     cutter = cutters[0] if cutters else None
-    if type(last) is Metaspace and last.split: r = regex.escape(last.replacement); return cutter, last, regex.compile(f"{r}[^{r}]*|[^{r}]+")
+    if type(last) is Metaspace and last.split: r = re.escape(last.replacement); return cutter, last, re.compile(f"{r}[^{r}]*|[^{r}]+")
     whole = not cutters and type(last) is not ByteLevel and type(m) is BPE and "▁" in m.vocab  # the model sees whole texts:
     safe = not (m.ignore_merges or m.continuing_subword_prefix or m.end_of_word_suffix) if whole else False  # cut where no merge joins
-    return cutter, last, regex.compile("▁+[^▁]*|[^▁]+") if safe and not any("▁" in (a + b).lstrip("▁") for a, b in m.merges) else None
+    return cutter, last, re.compile("▁+[^▁]*|[^▁]+") if safe and not any("▁" in (a + b).lstrip("▁") for a, b in m.merges) else None  # (`re` finds these plain classes faster than `regex`)
 
 # %% ../nbs/07_pipeline.ipynb #de7a0662
 def _model_entry(self: PipelineTokenizer, w: str, pre: int) -> tuple:
@@ -1310,7 +1310,8 @@ def _model_entry(self: PipelineTokenizer, w: str, pre: int) -> tuple:
     if type(m) is WordPieceModel and not pre and not byte_level and w in m.vocab and len(w) <= m.max_input_chars_per_word:  # a whole word
         return [m.vocab[w]], [self._id_token[m.vocab[w]]], [(0, len(w))]
     word = "".join(_BYTE_CHARS[b] for b in w.encode("utf-8", "surrogatepass")) if byte_level else w
-    toks, unk = self.model.tokenize(word), self.model.unk_id if isinstance(self.model, Unigram) else None
+    uni = isinstance(m, Unigram)  # (the entry is cached: Unigram's own cache would hold its tokens twice)
+    toks, unk = (m._tokenize if uni else m.tokenize)(word), m.unk_id if uni else None
     tokens = [word[s:e] if i == unk else self._id_token[i] for i, s, e in toks]
     if byte_level and not w.isascii():
         char_of = [k for k, c in enumerate(w) for _ in c.encode("utf-8", "surrogatepass")]
@@ -1329,7 +1330,7 @@ def _bpe_ids(m: BPE, bases, byte_level: bool, w: str) -> tuple | bool:
 
 def _unigram_ids(m: Unigram, id_token: dict, w: str) -> tuple | bool:
     "The ids of piece `w` by Viterbi (an unknown token as minus its length), or `False` where a token's text is not its part of `w` (byte fallback)."
-    toks, unk = m.tokenize(w), m.unk_id
+    toks, unk = m._tokenize(w), m.unk_id  # (the caller caches the ids)
     ids = tuple(s - e if i == unk else i for i, s, e in toks)
     return ids if all(i < 0 or id_token[i] == w[s:e] for i, (_, s, e) in zip(ids, toks)) else False
 

@@ -10,7 +10,8 @@ from collections import Counter
 from dataclasses import dataclass
 
 # %% auto #0
-__all__ = ['UNK_PENALTY', 'viterbi', 'UnigramError', 'Unigram', 'expected_counts', 'em_step', 'prune', 'train_unigram']
+__all__ = ['UNK_PENALTY', 'viterbi', 'prefix_table', 'viterbi_pruned', 'UnigramError', 'Unigram', 'expected_counts', 'em_step',
+           'prune', 'train_unigram']
 
 # %% ../nbs/06_unigram.ipynb #3e193f5b
 UNK_PENALTY = 10.0
@@ -35,6 +36,36 @@ def viterbi(
     while e > 0: _, s, known = best[e]; out.append((s, e, known)); e = s
     return out[::-1]
 
+# %% ../nbs/06_unigram.ipynb #3e095719
+_NO_PIECE = (-math.inf, False)
+
+def prefix_table(scores: dict[str, float]) -> dict[str, tuple[float, bool]]:
+    "Each prefix of each piece -> (its score, `-inf` if it is no piece; whether a longer piece starts with it)."
+    inner = (-math.inf, True)  # one shared tuple for the many prefixes that are no piece
+    table = {p[:i]: inner for p in scores for i in range(1, len(p))}
+    return table | {p: (sc, p in table) for p, sc in scores.items()}
+
+def viterbi_pruned(
+    word: str,  # the text to cut
+    table: dict[str, tuple[float, bool]],  # `prefix_table(scores)`
+    unk_score: float,  # the score of a character no piece covers
+) -> list[tuple[int, int, bool]]:
+    "`viterbi`'s cut of `word`, each candidate piece extended only while a piece starts with it."
+    n, get = len(word), table.get
+    score, start, known = [0.0] + [-math.inf] * n, [0] * (n + 1), [True] * (n + 1)  # -inf: not reached yet
+    for s in range(n):
+        here, e, got = score[s], s + 1, get(word[s])
+        if (got or _NO_PIECE)[0] == -math.inf and here + unk_score > score[e]:  # no piece of one character: the unknown one
+            score[e], start[e], known[e] = here + unk_score, s, False
+        while got is not None:  # (the one-character lookup above is the first step)
+            sc, longer = got
+            if here + sc > score[e]: score[e], start[e] = here + sc, s
+            if not longer or e == n: break
+            e += 1; got = get(word[s:e])
+    out, e = [], n
+    while e > 0: out.append((start[e], e, known[e])); e = start[e]
+    return out[::-1]
+
 # %% ../nbs/06_unigram.ipynb #72185828
 class UnigramError(ValueError):
     "A Unigram model's JSON is not one this library reads."
@@ -54,20 +85,25 @@ class Unigram:
         for i, (p, _) in enumerate(self.vocab): self.ids.setdefault(p, i)
         self.scores = {p: float(s) for p, s in reversed(self.vocab)}
         self.unk_score = min(self.scores.values(), default=0.0) - UNK_PENALTY
-        self.max_len = max(map(len, self.scores), default=1)
+        self.table = prefix_table(self.scores)
         self._cache = {}
 
     def tokenize(self, word: str) -> list[tuple[int, int, int]]:
-        "`(id, start, end)` of the pieces of `word`."
+        "`(id, start, end)` of the pieces of `word`, remembered (a text's words repeat)."
         got = self._cache.get(word)
-        if got is not None: return got
+        if got is None:
+            if len(self._cache) > 100_000: self._cache.clear()
+            got = self._cache[word] = self._tokenize(word)
+        return got
+
+    def _tokenize(self, word: str) -> list[tuple[int, int, int]]:
+        "`tokenize` without its cache, for a caller that keeps its own (one cache fewer for the garbage collector to scan)."
         out, fused = [], []  # fused: consecutive unknown pieces (HF fuses them)
-        for s, e, known in viterbi(word, self.scores, self.unk_score, self.max_len) + [(len(word), len(word), True)]:
-            if not known or (e > s and self.ids[word[s:e]] == self.unk_id): fused.append((s, e)); continue
+        for s, e, known in viterbi_pruned(word, self.table, self.unk_score) + [(len(word), len(word), True)]:
+            i = self.ids[word[s:e]] if known and e > s else self.unk_id
+            if i == self.unk_id and e > s: fused.append((s, e)); continue
             if fused: out.extend(self._unknown(word, fused[0][0], fused[-1][1])); fused = []
-            if e > s: out.append((self.ids[word[s:e]], s, e))
-        if len(self._cache) > 100_000: self._cache.clear()
-        self._cache[word] = out
+            if e > s: out.append((i, s, e))
         return out
 
     def _unknown(self, word: str, s: int, e: int) -> list[tuple[int, int, int]]:
