@@ -1300,7 +1300,8 @@ def _fast_plan(self: PipelineTokenizer) -> tuple | None:
     cutter = cutters[0] if cutters else None
     if type(last) is Metaspace and last.split: r = re.escape(last.replacement); return cutter, last, re.compile(f"{r}[^{r}]*|[^{r}]+")
     whole = not cutters and type(last) is not ByteLevel and type(m) is BPE and "▁" in m.vocab  # the model sees whole texts:
-    safe = not (m.ignore_merges or m.continuing_subword_prefix or m.end_of_word_suffix) if whole else False  # cut where no merge joins
+    safe = not (m.ignore_merges or m.continuing_subword_prefix or m.end_of_word_suffix) and (m.unk_token is not None or m.byte_fallback) if whole else False  # cut where no merge joins
+    # (and no character is dropped: HF gives the tokens after a dropped one offsets that depend on the whole text)
     return cutter, last, re.compile("▁+[^▁]*|[^▁]+") if safe and not any("▁" in (a + b).lstrip("▁") for a, b in m.merges) else None  # (`re` finds these plain classes faster than `regex`)
 
 # %% ../nbs/07_pipeline.ipynb #de7a0662
