@@ -1156,6 +1156,16 @@ def decode(self: PipelineTokenizer,
 PipelineTokenizer.decode, PipelineTokenizer._decoded = decode, None
 PipelineTokenizer._added_changed = lambda self: setattr(self, "_decoded", None)
 
+# %% ../nbs/07_pipeline.ipynb #8031f139
+def _set_attribute(self: PipelineTokenizer, name: str, value):
+    "Set an attribute; replacing a part drops what was made from the old parts."
+    if name in ("normalizer", "pre_tokenizer", "model", "post_processor", "decoder") and name in self.__dict__:
+        if name == "model": raise AttributeError("model cannot be replaced: the vocabulary and the added tokens' ids come from it; build a new PipelineTokenizer")
+        self.__dict__.update(_fast=None, _decoded=None, _matchers={})
+    object.__setattr__(self, name, value)
+
+PipelineTokenizer.__setattr__ = _set_attribute
+
 # %% ../nbs/07_pipeline.ipynb #9ff0965f
 def from_json_dict(cls, d: dict, where: str = "<dict>") -> PipelineTokenizer:
     "The tokenizer a parsed `tokenizer.json` describes; `Unsupported` naming `where`, the component and its key otherwise."
