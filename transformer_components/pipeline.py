@@ -1363,8 +1363,8 @@ def _fast_words(self: PipelineTokenizer, text: str, base: int, first: bool, ids:
                 char = list(accumulate("".join(words).encode("utf-8", "surrogatepass").translate(_LEAD)))  # byte -> 1 + its character
                 starts, ends = [char[s] - 1 for s in starts], [char[e - 1] for e in ends]
             if pre and starts: starts[0], ends[0] = max(starts[0], pre), max(ends[0], pre + 1)  # the character put before: the first token's
-            if d: starts, ends = list(map(add, starts, repeat(d))), list(map(add, ends, repeat(d)))
-            if trim: starts, ends = _trim_columns(toks, starts, ends, False)  # (the post-processor's trimming, see `quick_trim`)
+            if d: starts, ends = map(add, starts, repeat(d)), map(add, ends, repeat(d))
+            if trim: starts, ends = _trim_columns(toks, list(starts), list(ends), False)  # (the post-processor's trimming, see `quick_trim`)
             offsets += zip(starts, ends)
             return trim
     def entry(w, special):
