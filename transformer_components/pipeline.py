@@ -1460,7 +1460,7 @@ def quick_trim(t: Tokens, add_prefix_space: bool) -> Tokens:
     return Tokens(t.ids, t.tokens, list(zip(new, ends)), t.type_ids, t.special)
 
 def _fast_trim(self: PipelineTokenizer):
-    "The `trim` `encode` hands the post-processors when `fast` is on: `quick_trim`, or none where `_one_fast` trimmed the offsets already."
+    "The `trim` `encode` hands the post-processors when `fast` is on: `quick_trim`, or one that keeps the offsets where `_one_fast` trimmed them already."
     return (lambda t, add_prefix_space: t) if self._fast and self._fast[-1] else quick_trim
 
 PipelineTokenizer._fast_trim = _fast_trim
