@@ -765,6 +765,12 @@ class Tokens:
     def __getitem__(self, k: slice) -> Tokens:
         return Tokens(self.ids[k], self.tokens[k], self.offsets[k], self.type_ids[k], self.special[k])
     def typed(self, type_id: int) -> Tokens: return Tokens(self.ids, self.tokens, self.offsets, [type_id] * len(self.ids), self.special)
+    @staticmethod
+    def join(parts: list[Tokens]) -> Tokens:
+        "`parts[0] + parts[1] + ...`, each list built once (not once per `+`)."
+        out = Tokens()
+        for p in parts: out.ids += p.ids; out.tokens += p.tokens; out.offsets += p.offsets; out.type_ids += p.type_ids; out.special += p.special
+        return out
 
 def special_tokens(ids: list[int], tokens: list[str], type_id: int = 0) -> Tokens:
     "`Tokens` of special tokens: no text behind them, so offsets `(0, 0)`."
@@ -795,11 +801,11 @@ class TemplateProcessing:
         return sum(len(self.special_tokens[i]["ids"]) for k, i, _ in (self._pair if pair else self._single) if k == "SpecialToken")
 
     def process(self, encs: list[Tokens], add_special_tokens: bool, trim=None) -> Tokens:
-        out = Tokens()
+        parts = []
         for kind, i, type_id in self._pair if len(encs) == 2 else self._single:
-            if kind == "Sequence": out += encs[i != "A"].typed(type_id)
-            elif add_special_tokens: out += special_tokens(self.special_tokens[i]["ids"], self.special_tokens[i]["tokens"], type_id)
-        return out
+            if kind == "Sequence": parts.append(encs[i != "A"].typed(type_id))
+            elif add_special_tokens: parts.append(special_tokens(self.special_tokens[i]["ids"], self.special_tokens[i]["tokens"], type_id))
+        return Tokens.join(parts)
 
 # %% ../nbs/07_pipeline.ipynb #caa52f6c
 _SPACE_SYMBOL = _B2U[ord(" ")]
@@ -838,7 +844,7 @@ class RobertaProcessing:
         encs = [((trim or trim_offsets)(t, self.add_prefix_space) if self.trim_offsets else t).typed(0) for t in encs]
         if not add_special_tokens: return sum(encs[1:], encs[0])
         cls, sep = special_tokens([self.cls[1]], [self.cls[0]]), special_tokens([self.sep[1]], [self.sep[0]])
-        return cls + encs[0] + sep + (sep + encs[1] + sep if len(encs) == 2 else Tokens())
+        return Tokens.join([cls, encs[0], sep] + ([sep, encs[1], sep] if len(encs) == 2 else []))
 
 @part("post_processor", "BertProcessing")
 @dataclass
@@ -849,8 +855,8 @@ class BertProcessing:
     def process(self, encs, add_special_tokens, trim=None):
         if not add_special_tokens: return sum(encs[1:], encs[0])
         sep = special_tokens([self.sep[1]], [self.sep[0]])
-        out = special_tokens([self.cls[1]], [self.cls[0]]) + encs[0].typed(0) + sep
-        return out + encs[1].typed(1) + sep.typed(1) if len(encs) == 2 else out
+        out = [special_tokens([self.cls[1]], [self.cls[0]]), encs[0].typed(0), sep]
+        return Tokens.join(out + [encs[1].typed(1), sep.typed(1)] if len(encs) == 2 else out)
 
 @part("post_processor", "Sequence")
 @dataclass
@@ -1114,7 +1120,7 @@ def _encodings(self: PipelineTokenizer, text, pair, add_special_tokens, allowed_
     if self.truncation is not None:
         room = pp.added(len(encs) == 2) if pp is not None and add_special_tokens else 0
         encs = truncate(encs, self.truncation["max_length"] - room, self.truncation["strategy"], self.truncation["direction"])
-    return pp.process(encs, add_special_tokens, quick_trim if self.fast else None) if pp is not None else sum(encs[1:], encs[0])
+    return pp.process(encs, add_special_tokens, self._fast_trim() if self.fast else None) if pp is not None else sum(encs[1:], encs[0])
 
 def _finish(self: PipelineTokenizer, t: Tokens, length: int | None) -> Encoding:
     "The `Encoding` of `t`, padded to `length` (default: as the padding section says for `t` alone)."
@@ -1345,10 +1351,12 @@ def _unigram_ids(m: Unigram, id_token: dict, w: str) -> tuple | bool:
     ids = tuple(s - e if i == unk else i for i, s, e in toks)
     return ids if all(i < 0 or id_token[i] == w[s:e] for i, (_, s, e) in zip(ids, toks)) else False
 
-def _fast_words(self: PipelineTokenizer, text: str, base: int, first: bool, ids: list, tokens: list, offsets: list, cutting: bool = True):
+def _fast_words(self: PipelineTokenizer, text: str, base: int, first: bool, ids: list, tokens: list, offsets: list, cutting: bool = True,
+                trim: bool = False) -> bool:
     """Append the ids, tokens and offsets (`base` added) of normalized text `text` (`first`: it starts the original text):
-    cut by the cutting pre-tokenizer, each piece's tokens from a cache, else from the last pre-tokenizer and the model."""
-    cutter, last, cut, caches, bases = self._fast
+    cut by the cutting pre-tokenizer, each piece's tokens from a cache, else from the last pre-tokenizer and the model.
+    `trim`: trim the offsets too where they are made all at once; returns whether it did."""
+    cutter, last, cut, caches, bases, _ = self._fast
     if cutting and cutter is not None:
         (words, starts), pre, cache = _cut_words(cutter, text), 0, caches[1]
         special = first and words and starts[0] == 0 and type(last) is Metaspace and last.prepend_scheme == "first"
@@ -1367,8 +1375,10 @@ def _fast_words(self: PipelineTokenizer, text: str, base: int, first: bool, ids:
                 char = list(accumulate("".join(words).encode("utf-8", "surrogatepass").translate(_LEAD)))  # byte -> 1 + its character
                 starts, ends = [char[s] - 1 for s in starts], [char[e - 1] for e in ends]
             if pre and starts: starts[0], ends[0] = max(starts[0], pre), max(ends[0], pre + 1)  # the character put before: the first token's
-            offsets += zip(map(add, starts, repeat(d)), map(add, ends, repeat(d))) if d else zip(starts, ends)
-            return
+            if d: starts, ends = map(add, starts, repeat(d)), map(add, ends, repeat(d))
+            if trim: starts, ends = _trim_columns(toks, list(starts), list(ends), False)  # (the post-processor's trimming, see `quick_trim`)
+            offsets += zip(starts, ends)
+            return trim
     def entry(w, special):
         if cache is caches[0] or last is None: return self._model_entry(w, pre if special else 0)  # (no last part: the piece is the model's)
         if type(last) is Metaspace and " " not in w and last.replacement not in w:  # Metaspace makes one piece of it: its model entry
@@ -1385,6 +1395,7 @@ def _fast_words(self: PipelineTokenizer, text: str, base: int, first: bool, ids:
         rs[k] = cache[words[k]] = tuple(map(tuple, entry(words[k], False)))  # (tuples of numbers and text: the garbage collector stops tracking them)
     for r in rs: ids += r[0]; tokens += r[1]
     offsets += [(b + x, b + y) for b, r in zip(map(add, starts, repeat(base - pre)), rs) for x, y in r[2]]
+    return False
 
 def _fast_state(self: PipelineTokenizer) -> tuple | bool:
     "The plan and its caches (`False` where the fast path does not apply): made once, at the first `encode`."
@@ -1393,7 +1404,9 @@ def _fast_state(self: PipelineTokenizer) -> tuple | bool:
     uni, byte_level = type(self.model) is Unigram and type(plan[1]) is not ByteLevel, type(plan[1]) is ByteLevel  # Unigram's tokens are its pieces but for unknown ones and byte fallback
     bases = _bpe_bases(self.model, byte_level)  # (the cache's function holds no `self`: a tokenizer is freed as soon as it is dropped)
     ids_of = partial(_unigram_ids, self.model, self._id_token) if uni else partial(_bpe_ids, self.model, bases, byte_level)
-    return (*plan, ({}, {}, _WordCache(ids_of, 100_000)), uni or bases)
+    pp = self.post_processor  # its trimming takes each token alone: done by `_one_fast`, as the offsets are made
+    trim = type(pp) in (ByteLevelProcessing, RobertaProcessing) and pp.trim_offsets and not pp.add_prefix_space
+    return (*plan, ({}, {}, _WordCache(ids_of, 100_000)), uni or bases, trim)
 
 def _one_fast(self: PipelineTokenizer, text: str, type_id: int, allowed_special, disallowed_special) -> Tokens:
     "`_one`'s result: the alignment only where a normalizer needs it, the tokens of each piece from a cache."
@@ -1401,7 +1414,7 @@ def _one_fast(self: PipelineTokenizer, text: str, type_id: int, allowed_special,
     if self._fast is False: return self._one(text, type_id, allowed_special, disallowed_special)
     _, raw, normed, disallowed = self._matchers_for(allowed_special, disallowed_special)
     found = find_added(text, raw, disallowed) if raw is not None else []
-    ids, tokens, offsets = [], [], []
+    ids, tokens, offsets, trim, trimmed = [], [], [], self._fast[-1], False
     for (a, b), f in zip(_gaps(found, len(text)), found + [None]):
         if b > a:
             q, k = quick_normalize(self.normalizer, text[a:b], (0, a)), len(offsets)
@@ -1413,14 +1426,17 @@ def _one_fast(self: PipelineTokenizer, text: str, type_id: int, allowed_special,
             shift, at0 = (skip - lead, lead if skip == 0 else -1) if starts is None else (0, next((j for j, x in enumerate(starts) if x), len(starts)) - 1)
             inner = find_added(t, normed, disallowed) if normed is not None else []
             for (c, d), g in zip(_gaps(inner, len(t)), inner + [None]):
-                if d > c: self._fast_words(t[c:d] if d - c < len(t) else t, c + shift, c <= at0, ids, tokens, offsets)
+                if d > c:  # (the whole text in one stretch, its offsets final: trimmed as they are made)
+                    whole = d - c == len(text) and starts is None and not lead
+                    trimmed = self._fast_words(t[c:d] if d - c < len(t) else t, c + shift, c <= at0, ids, tokens, offsets, trim=trim and whole)
                 if g is not None: ids.append(g[2].id); tokens.append(t[g[0]:g[1]]); offsets.append((g[0] + shift, g[1] + shift))
             if ends is not None: offsets[k:] = [(starts[x], ends[y - 1]) for x, y in offsets[k:]]
             elif starts is not None: offsets[k:] = [(starts[x], starts[y - 1] + 1) for x, y in offsets[k:]]
             while starts is None and lead and k < len(offsets) and (offsets[k][0] < skip or offsets[k][1] <= skip):
                 offsets[k] = (max(offsets[k][0], skip), max(offsets[k][1], skip + 1)); k += 1  # the characters put before: the first's
         if f is not None: ids.append(f[2].id); tokens.append(text[f[0]:f[1]]); offsets.append((f[0], f[1]))
-    return Tokens(ids, tokens, offsets, [type_id] * len(ids), [0] * len(ids))
+    out = Tokens(ids, tokens, offsets, [type_id] * len(ids), [0] * len(ids))
+    return quick_trim(out, False) if trim and not trimmed else out
 
 PipelineTokenizer._fast = None  # the plan and caches, made at the first `encode`
 PipelineTokenizer._read_fast = True  # `from_json_dict` (so `from_file` and `load_tokenizer`) turns the switch on
@@ -1428,24 +1444,36 @@ PipelineTokenizer._model_entry, PipelineTokenizer._fast_words, PipelineTokenizer
 
 # %% ../nbs/07_pipeline.ipynb #25008c91
 class _Spaces(dict):
-    "Token -> its leading and trailing spaces (`Ġ` or white space), which `trim_offsets` moves past."
-    def __missing__(self, tok: str) -> tuple[int, int]:
-        v = self[tok] = len(tok) - len(tok.lstrip(_SPACE_SYMBOL + WHITE_SPACE)), len(tok) - len(tok.rstrip(_SPACE_SYMBOL + WHITE_SPACE))
-        return v
+    "Token -> its leading spaces (`Ġ` or white space), which `trim_offsets` moves past; `trailing`: token -> its trailing ones, where it has some."
+    def __init__(self): super().__init__(); self.trailing = {}
+    def __missing__(self, tok: str) -> int:
+        lead, trail = len(tok) - len(tok.lstrip(_SPACE_SYMBOL + WHITE_SPACE)), len(tok) - len(tok.rstrip(_SPACE_SYMBOL + WHITE_SPACE))
+        if trail: self.trailing[tok] = trail
+        self[tok] = lead
+        return lead
 
 _SPACES_OF = _Spaces()
 
-def quick_trim(t: Tokens, add_prefix_space: bool) -> Tokens:
-    "`trim_offsets(t, add_prefix_space)` for all tokens at once (offsets with start <= end): each token's spaces from a cache."
-    if not t.ids: return t
-    (starts, ends), (leads, trails) = zip(*t.offsets), zip(*map(_SPACES_OF.__getitem__, t.tokens))
-    new = list(map(add, starts, leads))
+def _trim_columns(tokens: list[str], starts, ends, add_prefix_space: bool) -> tuple[list[int], list[int]]:
+    "`trim_offsets` on the offsets as two columns, `starts` and `ends` (each start <= its end): all tokens at once."
+    new = list(map(add, starts, map(_SPACES_OF.__getitem__, tokens)))  # (this fills `trailing` for these tokens too)
     if any(map(gt, new, ends)): new = list(map(min, new, ends))
     for k in {0, *compress(range(len(starts)), map(not_, starts))} if add_prefix_space else ():  # the space put before a text stays
-        if leads[k] == 1: new[k] = starts[k]
-    if any(trails):
-        ends = list(ends)
-        for k in compress(range(len(trails)), trails):
-            if ends[k] >= trails[k]: ends[k] = max(ends[k] - trails[k], new[k])
+        if _SPACES_OF[tokens[k]] == 1: new[k] = starts[k]
+    trailing, ends = _SPACES_OF.trailing, list(ends)
+    for k in compress(range(len(tokens)), map(trailing.__contains__, tokens)):
+        if ends[k] >= trailing[tokens[k]]: ends[k] = max(ends[k] - trailing[tokens[k]], new[k])
+    return new, ends
+
+def quick_trim(t: Tokens, add_prefix_space: bool) -> Tokens:
+    "`trim_offsets(t, add_prefix_space)` for all tokens at once, each token's spaces from a cache."
+    if not t.ids: return t
+    new, ends = _trim_columns(t.tokens, *zip(*t.offsets), add_prefix_space)
     return Tokens(t.ids, t.tokens, list(zip(new, ends)), t.type_ids, t.special)
+
+def _fast_trim(self: PipelineTokenizer):
+    "The `trim` `encode` hands the post-processors when `fast` is on: `quick_trim`, or one that keeps the offsets where `_one_fast` trimmed them already."
+    return (lambda t, add_prefix_space: t) if self._fast and self._fast[-1] else quick_trim
+
+PipelineTokenizer._fast_trim = _fast_trim
 
