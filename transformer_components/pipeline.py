@@ -1162,16 +1162,6 @@ def decode(self: PipelineTokenizer,
 PipelineTokenizer.decode, PipelineTokenizer._decoded = decode, None
 PipelineTokenizer._added_changed = lambda self: setattr(self, "_decoded", None)
 
-# %% ../nbs/07_pipeline.ipynb #8031f139
-def _set_attribute(self: PipelineTokenizer, name: str, value):
-    "Set an attribute; replacing a part drops what was made from the old parts."
-    if name in ("normalizer", "pre_tokenizer", "model", "post_processor", "decoder") and name in self.__dict__:
-        if name == "model": raise AttributeError("model cannot be replaced: the vocabulary and the added tokens' ids come from it; build a new PipelineTokenizer")
-        self.__dict__.update(_fast=None, _decoded=None, _matchers={})
-    object.__setattr__(self, name, value)
-
-PipelineTokenizer.__setattr__ = _set_attribute
-
 # %% ../nbs/07_pipeline.ipynb #9ff0965f
 def from_json_dict(cls, d: dict, where: str = "<dict>") -> PipelineTokenizer:
     "The tokenizer a parsed `tokenizer.json` describes; `Unsupported` naming `where`, the component and its key otherwise."
@@ -1392,7 +1382,9 @@ def _fast_words(self: PipelineTokenizer, text: str, base: int, first: bool, ids:
     if special: rs[0] = entry(words[0], True)
     for k in [k for k, r in enumerate(rs) if r is None] if None in rs else ():
         if len(cache) > 100_000: cache.clear()
-        rs[k] = cache[words[k]] = tuple(map(tuple, entry(words[k], False)))  # (tuples of numbers and text: the garbage collector stops tracking them)
+        if (r := cache.get(words[k])) is None:  # (a new word may come twice in a line)
+            r = cache[words[k]] = tuple(map(tuple, entry(words[k], False)))  # (tuples of numbers and text: the garbage collector stops tracking them)
+        rs[k] = r
     for r in rs: ids += r[0]; tokens += r[1]
     offsets += [(b + x, b + y) for b, r in zip(map(add, starts, repeat(base - pre)), rs) for x, y in r[2]]
     return False
@@ -1441,6 +1433,16 @@ def _one_fast(self: PipelineTokenizer, text: str, type_id: int, allowed_special,
 PipelineTokenizer._fast = None  # the plan and caches, made at the first `encode`
 PipelineTokenizer._read_fast = True  # `from_json_dict` (so `from_file` and `load_tokenizer`) turns the switch on
 PipelineTokenizer._model_entry, PipelineTokenizer._fast_words, PipelineTokenizer._one_fast = _model_entry, _fast_words, _one_fast
+
+# %% ../nbs/07_pipeline.ipynb #8031f139
+def _set_attribute(self: PipelineTokenizer, name: str, value):
+    "Set an attribute; replacing a part drops what was made from the old parts."
+    if name in ("normalizer", "pre_tokenizer", "model", "post_processor", "decoder") and name in self.__dict__:
+        if name == "model": raise AttributeError("model cannot be replaced: the vocabulary and the added tokens' ids come from it; build a new PipelineTokenizer")
+        self.__dict__.update(_fast=None, _decoded=None, _matchers={})
+    object.__setattr__(self, name, value)
+
+PipelineTokenizer.__setattr__ = _set_attribute
 
 # %% ../nbs/07_pipeline.ipynb #25008c91
 class _Spaces(dict):
