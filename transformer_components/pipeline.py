@@ -1197,11 +1197,11 @@ PipelineTokenizer.train = classmethod(train)
 # %% ../nbs/07_pipeline.ipynb #e99e7936
 _JOINS = regex.compile(r"[\p{GCB=Extend}\p{GCB=ZWJ}\p{GCB=SpacingMark}\p{GCB=Prepend}\p{GCB=L}\p{GCB=V}\p{GCB=T}\p{GCB=LV}\p{GCB=LVT}\p{GCB=RI}]")
 
-def _untouched(self: CharsMap, text: str) -> bool:
-    "Whether the map leaves `text` as it is: no character is replaced, none that starts a longer key begins a grapheme of several."
-    (plain, prefix, new), chars = self._known, set(text)
-    if chars <= plain: return True
+def _sort_chars(self: CharsMap, chars: set):
+    "Sort each character not seen before into plain (no key starts with it), prefix (it starts a longer key) or replaced (-> its replacement); note those that join a grapheme."
+    plain, prefix, new, joins = self._known
     for c in chars - plain - prefix - new.keys():
+        if _JOINS.match(c): joins.add(c)
         u, pos = self.units, (self.units[0] >> 10) << ((self.units[0] & 512) >> 6)
         for b in c.encode("utf-8"):
             pos ^= b
@@ -1209,18 +1209,23 @@ def _untouched(self: CharsMap, text: str) -> bool:
             if (u[pos] >> 8) & 1: new[c], self._split = self.lookup(c), None; break
             pos ^= (u[pos] >> 10) << ((u[pos] & 512) >> 6)
         else: prefix.add(c)
-    return chars.isdisjoint(new) and "\r\n" not in text and (text.isascii() or not _JOINS.search(text))
 
-_ASCII = "".join(map(chr, range(128)))
+_ASCII = set(map(chr, range(128)))
 
-def _cut_replaced(self: CharsMap, text: str) -> list[str]:
-    "`text` cut around the characters `untouched` found replaced: plain stretches at even places, one replaced character at each odd."
-    if self._split is None:  # (all of ASCII looked up first: fewer patterns to make while replaced characters turn up)
-        self.untouched(_ASCII); self._split = re.compile(f"([{re.escape(''.join(self._known[2]))}])").split
+def _cut_replaced(self: CharsMap, text: str) -> list[str] | None:
+    """`text` cut around the characters the map replaces: plain stretches at even places, one replaced character at each
+    odd (`[text]` where none is); `None` where a grapheme of several characters may be looked up whole, as HF does."""
+    (plain, _, new, joins), chars = self._known, set(text)
+    if chars <= plain: return [text]
+    self._sort_chars(chars)
+    if "\r\n" in text or not chars.isdisjoint(joins): return None
+    if chars.isdisjoint(new): return [text]
+    if self._split is None:  # (all of ASCII sorted first: fewer patterns to make while replaced characters turn up)
+        self._sort_chars(_ASCII); self._split = re.compile(f"([{re.escape(''.join(new))}])").split
     return self._split(text)
 
-CharsMap.untouched, CharsMap.cut, CharsMap._split = _untouched, _cut_replaced, None  # (`_split`: made again when a replaced character is found)
-CharsMap._known = property(lambda self: self.__dict__.setdefault("_sets", (set(), set(), {})))  # plain, prefix; replaced -> new
+CharsMap._sort_chars, CharsMap.cut, CharsMap._split = _sort_chars, _cut_replaced, None  # (`_split`: made again when a replaced character is found)
+CharsMap._known = property(lambda self: self.__dict__.setdefault("_sets", (set(), set(), {}, set())))  # plain, prefix; replaced -> new; joins
 _ASCII_CONTROL = re.compile("[\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f]")  # the characters of `_CONTROL_RE` in ASCII
 
 def _positions(text: str, pos) -> list[int]:
@@ -1234,9 +1239,8 @@ def quick_normalize(p, text: str, pos=(0, 0)) -> tuple[str, list[int] | tuple[in
     t = type(p)
     if t is NormalizerSequence: return reduce(lambda out, q: out and quick_normalize(q, *out), p.normalizers, (text, pos))
     if t is Prepend: return (p.prepend + text, (pos[0] + len(p.prepend), pos[1]) if type(pos) is tuple else [pos[0]] * len(p.prepend) + pos) if text else (text, pos)
-    if t is Precompiled and p._map is not None and not p._map.untouched(text):
-        if "\r\n" in text or not text.isascii() and _JOINS.search(text): return None  # graphemes of several characters
-        parts = p._map.cut(text)
+    if t is Precompiled and p._map is not None and (parts := p._map.cut(text)) != [text]:
+        if parts is None: return None  # graphemes of several characters
         parts[1::2] = new = list(map(p._map._known[2].__getitem__, parts[1::2]))
         if not all(new): return None  # deletions (HF aligns them its own way)
         marks = list(map(b"\x01".__mul__, map(len, parts)))  # 1 where a character stands for the next original one,
