@@ -1206,25 +1206,26 @@ def _sort_chars(self: CharsMap, chars: set):
         for b in c.encode("utf-8"):
             pos ^= b
             if pos >= len(u) or (u[pos] & 0x800000FF) != b: plain.add(c); break
-            if (u[pos] >> 8) & 1: new[c], self._split = self.lookup(c), None; break
+            if (u[pos] >> 8) & 1: new[c] = self.lookup(c); break
             pos ^= (u[pos] >> 10) << ((u[pos] & 512) >> 6)
         else: prefix.add(c)
 
 _ASCII = set(map(chr, range(128)))
 
 def _cut_replaced(self: CharsMap, text: str) -> list[str] | None:
-    """`text` cut around the characters the map replaces: plain stretches at even places, one replaced character at each
-    odd (`[text]` where none is); `None` where a grapheme of several characters may be looked up whole, as HF does."""
+    """`text` cut around the characters the map may replace: plain ASCII stretches at even places, one replaced or non-ASCII
+    character at each odd (`[text]` where none is replaced); `None` where a grapheme of several characters may be looked
+    up whole, as HF does."""
     (plain, _, new, joins), chars = self._known, set(text)
     if chars <= plain: return [text]
     self._sort_chars(chars)
     if "\r\n" in text or not chars.isdisjoint(joins): return None
     if chars.isdisjoint(new): return [text]
-    if self._split is None:  # (all of ASCII sorted first: fewer patterns to make while replaced characters turn up)
-        self._sort_chars(_ASCII); self._split = re.compile(f"([{re.escape(''.join(new))}])").split
+    if self._split is None:  # one pattern, made once: the ASCII characters the map replaces, and all others
+        self._sort_chars(_ASCII); self._split = re.compile(f"([{re.escape(''.join(c for c in new if c < chr(128)))}\\x80-\\U0010ffff])").split
     return self._split(text)
 
-CharsMap._sort_chars, CharsMap.cut, CharsMap._split = _sort_chars, _cut_replaced, None  # (`_split`: made again when a replaced character is found)
+CharsMap._sort_chars, CharsMap.cut, CharsMap._split = _sort_chars, _cut_replaced, None
 CharsMap._known = property(lambda self: self.__dict__.setdefault("_sets", (set(), set(), {}, set())))  # plain, prefix; replaced -> new; joins
 _ASCII_CONTROL = re.compile("[\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f]")  # the characters of `_CONTROL_RE` in ASCII
 
@@ -1241,8 +1242,11 @@ def quick_normalize(p, text: str, pos=(0, 0)) -> tuple[str, list[int] | tuple[in
     if t is Prepend: return (p.prepend + text, (pos[0] + len(p.prepend), pos[1]) if type(pos) is tuple else [pos[0]] * len(p.prepend) + pos) if text else (text, pos)
     if t is Precompiled and p._map is not None and (parts := p._map.cut(text)) != [text]:
         if parts is None: return None  # graphemes of several characters
-        parts[1::2] = new = list(map(p._map._known[2].__getitem__, parts[1::2]))
+        dense = len(parts) > len(text)  # mostly characters it may replace (CJK, full-width): one step for each is quicker
+        new = list(map(p._map._known[2].get, *[text if dense else parts[1::2]] * 2))
         if not all(new): return None  # deletions (HF aligns them its own way)
+        if dense: return "".join(new), [q for q, r in zip(_positions(text, pos), new) for _ in r]
+        parts[1::2] = new
         marks = list(map(b"\x01".__mul__, map(len, parts)))  # 1 where a character stands for the next original one,
         marks[1::2] = map(b"\x01".ljust, map(len, new), repeat(b"\x00"))  # 0 for the rest of a replacement
         simple = type(pos) is tuple and not pos[0]
