@@ -1216,14 +1216,13 @@ def _cut_replaced(self: CharsMap, text: str) -> list[str] | None:
     """`text` cut around the characters the map may replace: plain ASCII stretches at even places, one replaced or non-ASCII
     character at each odd (`[text]` where none is replaced); `None` where a grapheme of several characters may be looked
     up whole, as HF does."""
-    (plain, _, new, joins), chars = self._known, set(text)
-    if chars <= plain: return [text]
-    self._sort_chars(chars)
-    if "\r\n" in text or not chars.isdisjoint(joins): return None
-    if chars.isdisjoint(new): return [text]
+    plain, _, new, joins = self._known
     if self._split is None:  # one pattern, made once: the ASCII characters the map replaces, and all others
         self._sort_chars(_ASCII); self._split = re.compile(f"([{re.escape(''.join(c for c in new if c < chr(128)))}\\x80-\\U0010ffff])").split
-    return self._split(text)
+    parts = self._split(text)
+    self._sort_chars(odd := set(parts[1::2]))
+    if not odd.isdisjoint(joins) or "\r\n" in text and "\r" not in plain: return [text] if set(text) <= plain else None
+    return [text] if odd.isdisjoint(new) else parts
 
 CharsMap._sort_chars, CharsMap.cut, CharsMap._split = _sort_chars, _cut_replaced, None
 CharsMap._known = property(lambda self: self.__dict__.setdefault("_sets", (set(), set(), {}, set())))  # plain, prefix; replaced -> new; joins
