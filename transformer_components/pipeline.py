@@ -1198,7 +1198,7 @@ PipelineTokenizer.train = classmethod(train)
 _JOINS = regex.compile(r"[\p{GCB=Extend}\p{GCB=ZWJ}\p{GCB=SpacingMark}\p{GCB=Prepend}\p{GCB=L}\p{GCB=V}\p{GCB=T}\p{GCB=LV}\p{GCB=LVT}\p{GCB=RI}]")
 
 def _sort_chars(self: CharsMap, chars: set):
-    "Sort each character not seen before into plain (no key starts with it), prefix (it starts a longer key) or replaced (-> its replacement); note those that join a grapheme."
+    "Sort each new character: plain (no key starts it), prefix (it starts a longer key), replaced (-> new); joins a grapheme."
     plain, prefix, new, joins = self._known
     for c in chars - plain - prefix - new.keys():
         if _JOINS.match(c): joins.add(c)
