@@ -1203,23 +1203,35 @@ PipelineTokenizer.train = classmethod(train)
 # %% ../nbs/07_pipeline.ipynb #e99e7936
 _JOINS = regex.compile(r"[\p{GCB=Extend}\p{GCB=ZWJ}\p{GCB=SpacingMark}\p{GCB=Prepend}\p{GCB=L}\p{GCB=V}\p{GCB=T}\p{GCB=LV}\p{GCB=LVT}\p{GCB=RI}]")
 
-def _untouched(self: CharsMap, text: str) -> bool:
-    "Whether the map leaves `text` as it is: no character is replaced, none that starts a longer key begins a grapheme of several."
-    (plain, prefix, replaced, _), chars = self._known, set(text)
-    if chars <= plain: return True
-    if chars & replaced: return False
-    for c in chars - plain - prefix:
+def _sort_chars(self: CharsMap, chars: set):
+    "Sort each new character: plain (no key starts it), prefix (it starts a longer key), replaced (-> new); joins a grapheme."
+    plain, prefix, new, joins = self._known
+    for c in chars - plain - prefix - new.keys():
+        if _JOINS.match(c): joins.add(c)
         u, pos = self.units, (self.units[0] >> 10) << ((self.units[0] & 512) >> 6)
         for b in c.encode("utf-8"):
             pos ^= b
             if pos >= len(u) or (u[pos] & 0x800000FF) != b: plain.add(c); break
-            if (u[pos] >> 8) & 1: replaced.add(c); return False
+            if (u[pos] >> 8) & 1: new[c] = self.lookup(c); break
             pos ^= (u[pos] >> 10) << ((u[pos] & 512) >> 6)
         else: prefix.add(c)
-    return "\r\n" not in text and (text.isascii() or not _JOINS.search(text))
 
-CharsMap.untouched = _untouched
-CharsMap._known = property(lambda self: self.__dict__.setdefault("_sets", (set(), set(), set(), {})))  # plain, prefix, replaced; char -> new
+_ASCII = set(map(chr, range(128)))
+
+def _cut_replaced(self: CharsMap, text: str) -> list[str] | None:
+    """`text` cut around the characters the map may replace: plain ASCII stretches at even places, one replaced or non-ASCII
+    character at each odd (`[text]` where none is replaced); `None` where a grapheme of several characters may be looked
+    up whole, as HF does."""
+    plain, _, new, joins = self._known
+    if self._split is None:  # one pattern, made once: the ASCII characters the map replaces, and all others
+        self._sort_chars(_ASCII); self._split = re.compile(f"([{re.escape(''.join(c for c in new if c < chr(128)))}\\x80-\\U0010ffff])").split
+    parts = self._split(text)
+    self._sort_chars(odd := set(parts[1::2]))
+    if not odd.isdisjoint(joins) or "\r\n" in text and "\r" not in plain: return [text] if set(text) <= plain else None
+    return [text] if odd.isdisjoint(new) else parts
+
+CharsMap._sort_chars, CharsMap.cut, CharsMap._split = _sort_chars, _cut_replaced, None
+CharsMap._known = property(lambda self: self.__dict__.setdefault("_sets", (set(), set(), {}, set())))  # plain, prefix; replaced -> new; joins
 _ASCII_CONTROL = re.compile("[\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f]")  # the characters of `_CONTROL_RE` in ASCII
 
 def _positions(text: str, pos) -> list[int]:
@@ -1233,12 +1245,18 @@ def quick_normalize(p, text: str, pos=(0, 0)) -> tuple[str, list[int] | tuple[in
     t = type(p)
     if t is NormalizerSequence: return reduce(lambda out, q: out and quick_normalize(q, *out), p.normalizers, (text, pos))
     if t is Prepend: return (p.prepend + text, (pos[0] + len(p.prepend), pos[1]) if type(pos) is tuple else [pos[0]] * len(p.prepend) + pos) if text else (text, pos)
-    if t is Precompiled and p._map is not None and not p._map.untouched(text):
-        new, chars = p._map._known[3], set(text)
-        for c in chars - new.keys(): new[c] = c if p._map.lookup(c) is None else p._map.lookup(c)
-        if "\r\n" in text or not text.isascii() and _JOINS.search(text) or not all(map(new.get, chars)): return None  # graphemes of
-        new = list(map(new.__getitem__, text))  # several characters, deletions (HF aligns them its own way)
-        return "".join(new), [q for q, r in zip(_positions(text, pos), new) for _ in r]
+    if t is Precompiled and p._map is not None and (parts := p._map.cut(text)) != [text]:
+        if parts is None: return None  # graphemes of several characters
+        dense = len(parts) > len(text)  # mostly characters it may replace (CJK, full-width): one step for each is quicker
+        new = list(map(p._map._known[2].get, *[text if dense else parts[1::2]] * 2))
+        if not all(new): return None  # deletions (HF aligns them its own way)
+        if dense: return "".join(new), [q for q, r in zip(_positions(text, pos), new) for _ in r]
+        parts[1::2] = new
+        marks = list(map(b"\x01".__mul__, map(len, parts)))  # 1 where a character stands for the next original one,
+        marks[1::2] = map(b"\x01".ljust, map(len, new), repeat(b"\x00"))  # 0 for the rest of a replacement
+        simple = type(pos) is tuple and not pos[0]
+        at = accumulate(b"".join(marks), initial=pos[1] - 1 if simple else -1); next(at)
+        return "".join(parts), list(at) if simple else list(map(_positions(text, pos).__getitem__, at))
     if t is BertNormalizer:
         if p.clean_text and _ASCII_CONTROL.search(text): return None
         if text.isascii(): return _normalize_ascii(text, p.lowercase, p.clean_text), pos  # `WordPiece`'s, for the common case
