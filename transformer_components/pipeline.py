@@ -19,7 +19,7 @@ from operator import add, gt, is_, not_
 import regex
 
 from .bpe import _LEAD, GPT2_PATTERN, _WordCache, bytes_to_unicode, merge_ids, pretokenize
-from .tokenizer import (WHITE_SPACE, Encoding, Tokenizer, _gaps, _is_word_char, find_added,
+from .tokenizer import (_NEWER, WHITE_SPACE, Encoding, Tokenizer, _gaps, _is_word_char, find_added,
                                               read_added_tokens)
 from .unigram import Unigram, UnigramError, train_unigram
 from .wordpiece import (_CJK_RE, _CONTROL_RE, _MARK_RE, _NFD_KEEP, _PUNCT_CLASS, _SPACE_TABLE, _char_class, _lower,
@@ -240,14 +240,6 @@ def _pattern(p, where) -> regex.Pattern:
 
 
 # %% ../nbs/07_pipeline.ipynb #019d4772
-_NEWER = regex.compile("[" + _char_class(  # assigned in Unicode 15.0-16.0: HF's regex engine knows them, `unicodedata` not
-    "897 cf3 ece 1b4e-1b4f 1b7f 1c89-1c8a 2427-2429 2ffc-2fff 31e4-31e5 31ef a7cb-a7cd a7da-a7dc 105c0-105f3 10d40-10d65 "
-    "10d69-10d85 10d8e-10d8f 10ec0-10eff 1123f-11241 11380-113e2 116d0-116e3 11b00-11b09 11bc0-11be1 11bf0-11bf9 11f00-11f5a "
-    "1342f-13455 13460-143fa 16100-16139 16d40-16d79 18cff 1b132 1b155 1cc00-1ccf9 1cd00-1ceb3 1d2c0-1d2d3 1df25-1df2a "
-    "1e030-1e08f 1e4d0-1e4f9 1e5d0-1e5fa 1e5ff 1f6dc 1f774-1f77f 1f7d9 1f8b2-1f8bb 1f8c0-1f8c1 1fa75-1fa77 1fa87-1fa89 "
-    "1fa8f 1faad-1faaf 1fabb-1fabf 1fac6 1face-1facf 1fada-1fadc 1fadf 1fae8-1fae9 1faf7-1faf8 1fbcb-1fbef 2b739 "
-    "2ebf0-2ee5d 31350-323af") + "]")
-
 class _Unassigned(dict):
     "Code point -> itself, or U+0378 (never assigned) when HF's regex engine, at Unicode 16, has it unassigned."
     def __missing__(self, cp: int) -> str:

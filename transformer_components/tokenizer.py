@@ -16,6 +16,7 @@ from itertools import accumulate, repeat
 from pathlib import Path
 from typing import NamedTuple
 
+import regex
 from fastcore.basics import patch
 
 from .core import atomic_write, check_positive_int
@@ -276,9 +277,23 @@ def parse_added_token(d, where: str) -> tuple[AddedToken, int]:
 WHITE_SPACE = ("\t\n\x0b\x0c\r \x85\xa0\u1680" + "".join(map(chr, range(0x2000, 0x200B)))
                + "\u2028\u2029\u202f\u205f\u3000")  # Unicode's White_Space property: Rust's `\s`
 
+# code points assigned in Unicode 15.0-16.0: HF's regex engine knows them, Python's `unicodedata` (14.0) does not
+_NEWER_RANGES = (
+    "897 cf3 ece 1b4e-1b4f 1b7f 1c89-1c8a 2427-2429 2ffc-2fff 31e4-31e5 31ef a7cb-a7cd a7da-a7dc 105c0-105f3 "
+    "10d40-10d65 10d69-10d85 10d8e-10d8f 10ec2-10ec4 10efc-10eff 1123f-11241 11380-11389 1138b 1138e 11390-113b5 "
+    "113b7-113c0 113c2 113c5 113c7-113ca 113cc-113d5 113d7-113d8 113e1-113e2 116d0-116e3 11b00-11b09 11bc0-11be1 "
+    "11bf0-11bf9 11f00-11f10 11f12-11f3a 11f3e-11f5a 1342f 13439-13455 13460-143fa 16100-16139 16d40-16d79 18cff "
+    "1b132 1b155 1cc00-1ccf9 1cd00-1ceb3 1d2c0-1d2d3 1df25-1df2a 1e030-1e06d 1e08f 1e4d0-1e4f9 1e5d0-1e5fa 1e5ff "
+    "1f6dc 1f774-1f776 1f77b-1f77f 1f7d9 1f8b2-1f8bb 1f8c0-1f8c1 1fa75-1fa77 1fa87-1fa89 1fa8f 1faad-1faaf "
+    "1fabb-1fabf 1fac6 1face-1facf 1fada-1fadc 1fadf 1fae8-1fae9 1faf7-1faf8 1fbcb-1fbef 2b739 2ebf0-2ee5d "
+    "31350-323af"
+)
+_NEWER = re.compile("[" + "".join(chr(int(a, 16)) + "-" + chr(int(b or a, 16)) for a, _, b in (r.partition("-") for r in _NEWER_RANGES.split())) + "]")
+
 def _is_word_char(c: str) -> bool:
     "Whether the character `c` is in the Rust `regex` crate's `\\w` (Alphabetic, marks, Nd, Pc, joiners)."
     cat = unicodedata.category(c)
+    if cat == "Cn": return bool(_NEWER.match(c) and regex.match(r"\w", c))  # (the `regex` module's tables are newer still)
     return (cat[0] in "LM" or cat in ("Nd", "Nl", "Pc") or c in "\u200c\u200d" or "\u24b6" <= c <= "\u24e9"  # circled and
             or "\U0001f130" <= c <= "\U0001f149" or "\U0001f150" <= c <= "\U0001f169" or "\U0001f170" <= c <= "\U0001f189")  # squared letters
 
