@@ -1218,6 +1218,7 @@ def _cut_replaced(self: CharsMap, text: str) -> list[str] | None:
     if self._split is None:  # one pattern, made once: the ASCII characters the map replaces, and all others
         self._sort_chars(_ASCII); self._split = re.compile(f"([{re.escape(''.join(c for c in new if c < chr(128)))}\\x80-\\U0010ffff])").split
     parts = self._split(text)
+    if len(parts) == 1 and "\r\n" not in text: return parts  # none of them (and no `\r\n`, which may be a key)
     self._sort_chars(odd := set(parts[1::2]))
     if not odd.isdisjoint(joins) or "\r\n" in text and "\r" not in plain: return [text] if set(text) <= plain else None
     return [text] if odd.isdisjoint(new) else parts
@@ -1415,7 +1416,7 @@ def _one_fast(self: PipelineTokenizer, text: str, type_id: int, allowed_special,
     if self._fast is None: self._fast = _fast_state(self)
     if self._fast is False: return self._one(text, type_id, allowed_special, disallowed_special)
     _, raw, normed, disallowed = self._matchers_for(allowed_special, disallowed_special)
-    found = find_added(text, raw, disallowed) if raw is not None else []
+    found = find_added(text, raw, disallowed) if raw is not None and raw.hint in text else []
     ids, tokens, offsets, trim, trimmed = [], [], [], self._fast[-1], False
     for (a, b), f in zip(_gaps(found, len(text)), found + [None]):
         if b > a:
@@ -1426,8 +1427,8 @@ def _one_fast(self: PipelineTokenizer, text: str, type_id: int, allowed_special,
             elif type(q[1]) is list: t, starts = q; ends = None
             else: t, (lead, skip) = q; starts = ends = None
             shift, at0 = (skip - lead, lead if skip == 0 else -1) if starts is None else (0, next((j for j, x in enumerate(starts) if x), len(starts)) - 1)
-            inner = find_added(t, normed, disallowed) if normed is not None else []
-            for (c, d), g in zip(_gaps(inner, len(t)), inner + [None]):
+            inner = find_added(t, normed, disallowed) if normed is not None and normed.hint in t else []
+            for (c, d), g in zip(_gaps(inner, len(t)), inner + [None]) if inner else [((0, len(t)), None)]:
                 if d > c:  # (the whole text in one stretch, its offsets final: trimmed as they are made)
                     whole = d - c == len(text) and starts is None and not lead
                     trimmed = self._fast_words(t[c:d] if d - c < len(t) else t, c + shift, c <= at0, ids, tokens, offsets, trim=trim and whole)
