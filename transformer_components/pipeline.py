@@ -1218,6 +1218,7 @@ def _cut_replaced(self: CharsMap, text: str) -> list[str] | None:
     if self._split is None:  # one pattern, made once: the ASCII characters the map replaces, and all others
         self._sort_chars(_ASCII); self._split = re.compile(f"([{re.escape(''.join(c for c in new if c < chr(128)))}\\x80-\\U0010ffff])").split
     parts = self._split(text)
+    if len(parts) == 1 and "\r\n" not in text: return parts  # none of them (and no `\r\n`, which may be a key)
     self._sort_chars(odd := set(parts[1::2]))
     if not odd.isdisjoint(joins) or "\r\n" in text and "\r" not in plain: return [text] if set(text) <= plain else None
     return [text] if odd.isdisjoint(new) else parts
@@ -1363,22 +1364,7 @@ def _fast_words(self: PipelineTokenizer, text: str, base: int, first: bool, ids:
     else: (pre, words, starts), cache = _last_words(last, text, first, cut), caches[0]; special = pre > 0
     if bases is not None and cache is caches[0]:  # plain BPE or Unigram: the ids of each piece, then tokens and offsets for all at once
         got = list(map(caches[2].__getitem__, words))  # (a `_WordCache` of `_bpe_ids` or `_unigram_ids`)
-        if False not in got:  # the pieces cover the text, each token its symbols' length (bytes for byte-level)
-            toks, at, k0 = list(map(self._id_token.get, (new := list(chain.from_iterable(got))))), 0, 0
-            if bases is True and None in toks:  # Unigram's unknown tokens
-                for k, j in zip(compress(count(), map(is_, toks, repeat(None))), repeat("".join(words))):
-                    at += sum(map(len, toks[k0:k])); toks[k], new[k], at, k0 = j[at:at - new[k]], self.model.unk_id, at - new[k], k + 1
-            ids += new; tokens += toks  # (an unknown token's text is its part of the pieces)
-            ends, d = list(accumulate(map(len, toks), initial=0)), base - pre
-            starts, ends = ends[:-1], ends[1:]
-            if type(last) is ByteLevel and not text.isascii():
-                char = list(accumulate("".join(words).encode("utf-8", "surrogatepass").translate(_LEAD)))  # byte -> 1 + its character
-                starts, ends = [char[s] - 1 for s in starts], [char[e - 1] for e in ends]
-            if pre and starts: starts[0], ends[0] = max(starts[0], pre), max(ends[0], pre + 1)  # the character put before: the first token's
-            if d: starts, ends = map(add, starts, repeat(d)), map(add, ends, repeat(d))
-            if trim: starts, ends = _trim_columns(toks, list(starts), list(ends), False)  # (the post-processor's trimming, see `quick_trim`)
-            offsets += zip(starts, ends)
-            return trim
+        if False not in got: return self._add_pieces(words, got, text, base, pre, trim, ids, tokens, offsets)
     def entry(w, special):
         if cache is caches[0] or last is None: return self._model_entry(w, pre if special else 0)  # (no last part: the piece is the model's)
         if type(last) is Metaspace and " " not in w and last.replacement not in w:  # Metaspace makes one piece of it: its model entry
@@ -1399,6 +1385,46 @@ def _fast_words(self: PipelineTokenizer, text: str, base: int, first: bool, ids:
     offsets += [(b + x, b + y) for b, r in zip(map(add, starts, repeat(base - pre)), rs) for x, y in r[2]]
     return False
 
+def _add_pieces(self: PipelineTokenizer, words: list, got: list, text: str, base: int, pre: int, trim: bool, ids: list, tokens: list, offsets: list,
+                fix=()) -> bool:
+    """`_fast_words`' bulk step: append the ids `got` of pieces `words`, which cover `text`, with their tokens and offsets
+    (`base` added), each token its symbols' length (bytes for byte-level); `fix`: `(k, text)`, token `k`'s own text."""
+    last, bases = self._fast[1], self._fast[4]
+    toks, at, k0 = list(map(self._id_token.get, (new := list(chain.from_iterable(got))))), 0, 0
+    for k, s in fix: toks[k] = s
+    if bases is True and None in toks:  # Unigram's unknown tokens
+        for k, j in zip(compress(count(), map(is_, toks, repeat(None))), repeat("".join(words))):
+            at += sum(map(len, toks[k0:k])); toks[k], new[k], at, k0 = j[at:at - new[k]], self.model.unk_id, at - new[k], k + 1
+    ids += new; tokens += toks  # (an unknown token's text is its part of the pieces)
+    ends, d = list(accumulate(map(len, toks), initial=0)), base - pre
+    starts, ends = ends[:-1], ends[1:]
+    if type(last) is ByteLevel and not text.isascii():
+        char = list(accumulate("".join(words).encode("utf-8", "surrogatepass").translate(_LEAD)))  # byte -> 1 + its character
+        starts, ends = [char[s] - 1 for s in starts], [char[e - 1] for e in ends]
+    if pre and starts: starts[0], ends[0] = max(starts[0], pre), max(ends[0], pre + 1)  # the character put before: the first token's
+    if d: starts, ends = map(add, starts, repeat(d)), map(add, ends, repeat(d))
+    if trim: starts, ends = _trim_columns(toks, list(starts), list(ends), False)  # (the post-processor's trimming, see `quick_trim`)
+    offsets += zip(starts, ends)
+    return trim
+
+def _fast_stretches(self: PipelineTokenizer, t: str, added: list, base: int, at0: int, ids: list, tokens: list, offsets: list) -> bool:
+    """`_fast_words` of each stretch of normalized text `t` between its added tokens `added` (`find_added`'s), and the
+    added tokens, in one bulk step: a line with many added tokens pays that step once. `False`, appending nothing, where
+    it does not apply (no bulk step, a character put before a stretch, a piece the model's symbols do not cover)."""
+    _, last, cut, caches, bases, _ = self._fast
+    if bases is None or self._fast[0] is not None or type(last) is ByteLevel and not all(t[s:e].isascii() for s, e, _ in added): return False  # (each symbol of a byte-level piece is a byte)
+    words, got, marks = [], [], []
+    for (c, d), g in zip(_gaps(added, len(t)), added + [None]):
+        if d > c:
+            pre, ws, _ = _last_words(last, t[c:d], c <= at0, cut)
+            if pre: return False
+            words += ws; got += map(caches[2].__getitem__, ws)
+        if g is not None: marks.append((len(got), t[g[0]:g[1]])); words.append(marks[-1][1]); got.append((g[2].id,))
+    if False in got: return False
+    at = list(accumulate(map(len, got), initial=0))  # piece -> its first token
+    self._add_pieces(words, got, t, base, 0, False, ids, tokens, offsets, [(at[j], s) for j, s in marks])
+    return True
+
 def _fast_state(self: PipelineTokenizer) -> tuple | bool:
     "The plan and its caches (`False` where the fast path does not apply): made once, at the first `encode`."
     plan = _fast_plan(self)
@@ -1415,7 +1441,7 @@ def _one_fast(self: PipelineTokenizer, text: str, type_id: int, allowed_special,
     if self._fast is None: self._fast = _fast_state(self)
     if self._fast is False: return self._one(text, type_id, allowed_special, disallowed_special)
     _, raw, normed, disallowed = self._matchers_for(allowed_special, disallowed_special)
-    found = find_added(text, raw, disallowed) if raw is not None else []
+    found = find_added(text, raw, disallowed) if raw is not None and raw.hint in text else []
     ids, tokens, offsets, trim, trimmed = [], [], [], self._fast[-1], False
     for (a, b), f in zip(_gaps(found, len(text)), found + [None]):
         if b > a:
@@ -1426,8 +1452,9 @@ def _one_fast(self: PipelineTokenizer, text: str, type_id: int, allowed_special,
             elif type(q[1]) is list: t, starts = q; ends = None
             else: t, (lead, skip) = q; starts = ends = None
             shift, at0 = (skip - lead, lead if skip == 0 else -1) if starts is None else (0, next((j for j, x in enumerate(starts) if x), len(starts)) - 1)
-            inner = find_added(t, normed, disallowed) if normed is not None else []
-            for (c, d), g in zip(_gaps(inner, len(t)), inner + [None]):
+            inner = find_added(t, normed, disallowed) if normed is not None and normed.hint in t else []
+            for (c, d), g in [] if inner and self._fast_stretches(t, inner, shift, at0, ids, tokens, offsets) else \
+                    zip(_gaps(inner, len(t)), inner + [None]) if inner else [((0, len(t)), None)]:
                 if d > c:  # (the whole text in one stretch, its offsets final: trimmed as they are made)
                     whole = d - c == len(text) and starts is None and not lead
                     trimmed = self._fast_words(t[c:d] if d - c < len(t) else t, c + shift, c <= at0, ids, tokens, offsets, trim=trim and whole)
@@ -1443,6 +1470,7 @@ def _one_fast(self: PipelineTokenizer, text: str, type_id: int, allowed_special,
 PipelineTokenizer._fast = None  # the plan and caches, made at the first `encode`
 PipelineTokenizer._read_fast = True  # `from_json_dict` (so `from_file` and `load_tokenizer`) turns the switch on
 PipelineTokenizer._model_entry, PipelineTokenizer._fast_words, PipelineTokenizer._one_fast = _model_entry, _fast_words, _one_fast
+PipelineTokenizer._add_pieces, PipelineTokenizer._fast_stretches = _add_pieces, _fast_stretches
 
 # %% ../nbs/07_pipeline.ipynb #8031f139
 def _set_attribute(self: PipelineTokenizer, name: str, value):

@@ -37,31 +37,26 @@ def viterbi(
     return out[::-1]
 
 # %% ../nbs/06_unigram.ipynb #3e095719
-_NO_PIECE = (-math.inf, False)
-
-def prefix_table(scores: dict[str, float]) -> dict[str, tuple[float, bool]]:
-    "Each prefix of each piece -> (its score, `-inf` if it is no piece; whether a longer piece starts with it)."
-    inner = (-math.inf, True)  # one shared tuple for the many prefixes that are no piece
-    table = {p[:i]: inner for p in scores for i in range(1, len(p))}
-    return table | {p: (sc, p in table) for p, sc in scores.items()}
+def prefix_table(scores: dict[str, float]) -> dict[str, float]:
+    "Each prefix of each piece -> its score, `-inf` for a prefix that is no piece."
+    return {p[:i]: -math.inf for p in scores for i in range(1, len(p))} | scores
 
 def viterbi_pruned(
     word: str,  # the text to cut
-    table: dict[str, tuple[float, bool]],  # `prefix_table(scores)`
+    table: dict[str, float],  # `prefix_table(scores)`
     unk_score: float,  # the score of a character no piece covers
 ) -> list[tuple[int, int, bool]]:
-    "`viterbi`'s cut of `word`, each candidate piece extended only while a piece starts with it."
+    "`viterbi`'s cut of `word`, each candidate piece extended only while some piece starts with it."
     n, get = len(word), table.get
     score, start, known = [0.0] + [-math.inf] * n, [0] * (n + 1), [True] * (n + 1)  # -inf: not reached yet
     for s in range(n):
-        here, e, got = score[s], s + 1, get(word[s])
-        if (got or _NO_PIECE)[0] == -math.inf and here + unk_score > score[e]:  # no piece of one character: the unknown one
+        here, e, sc = score[s], s + 1, get(word[s])
+        if (sc is None or sc == -math.inf) and here + unk_score > score[e]:  # no piece of one character: the unknown one
             score[e], start[e], known[e] = here + unk_score, s, False
-        while got is not None:  # (the one-character lookup above is the first step)
-            sc, longer = got
+        while sc is not None:  # (the one-character lookup above is the first step)
             if here + sc > score[e]: score[e], start[e] = here + sc, s
-            if not longer or e == n: break
-            e += 1; got = get(word[s:e])
+            if e == n: break
+            e += 1; sc = get(word[s:e])
     out, e = [], n
     while e > 0: out.append((start[e], e, known[e])); e = start[e]
     return out[::-1]
