@@ -208,10 +208,15 @@ def _key(t: str) -> str:
 def onig_to_regex(p: str, where) -> str:  # `where`: the part a refusal names
     """Oniguruma pattern `p` (Ruby syntax, which HF reads) in the `regex` module's syntax: what means something else
     there (`^`, `\\Z`, `\\h`, `\\w`, `\\b`, `(?m)` = dotall, `[[:digit:]]`...) translated; refused where no translation fits."""
-    out, inside, opened = [], False, [0]  # in a character class; per open group, the scopes `(?i)` opened in it
+    out, inside, nested, opened = [], False, 0, [0]  # in a character class; classes open in it; per open group, the scopes `(?i)` opened in it
     for t in _TOKEN.findall(p):
         k = _key(t)
         if t.startswith("\\x{"): t = f"\\U{int(t[3:-1], 16):08x}"
+        elif inside and t in ("[", "[]"):  # a class in a class: their union there, so its members join the outer class
+            nested += 1
+            if t == "[]": out.append("\\]")  # (a `]` first in a class is one of its members)
+            continue
+        elif inside and nested and t == "]": nested -= 1; continue
         elif k == r"\X" or inside and (k in _INSIDE or t[0] == "[" and t[:2] != "[:" or k[0] in "\\[&" and k in _NOT_INSIDE):
             if k not in _INSIDE: _refuse(where, "pattern", f"uses {t}{' in a character class' if inside else ''}, which means something else in HF's engine (Oniguruma); not supported")
             t = _INSIDE[k]
