@@ -1417,7 +1417,8 @@ def _fast_stretches(self: PipelineTokenizer, t: str, added: list, base: int, at0
     added tokens, in one bulk step: a line with many added tokens pays that step once. `False`, appending nothing, where
     it does not apply (no bulk step, a character put before a stretch, a piece the model's symbols do not cover)."""
     _, last, cut, caches, bases, _ = self._fast
-    if bases is None or self._fast[0] is not None or type(last) is ByteLevel and not all(t[s:e].isascii() for s, e, _ in added): return False  # (each symbol of a byte-level piece is a byte)
+    if bases is None or self._fast[0] is not None: return False
+    if type(last) is ByteLevel and not all(t[s:e].isascii() for s, e, _ in added): return False  # (a byte-level piece's symbols are bytes)
     words, got, marks = [], [], []
     for (c, d), g in zip(_gaps(added, len(t)), added + [None]):
         if d > c:
@@ -1458,8 +1459,9 @@ def _one_fast(self: PipelineTokenizer, text: str, type_id: int, allowed_special,
             else: t, (lead, skip) = q; starts = ends = None
             shift, at0 = (skip - lead, lead if skip == 0 else -1) if starts is None else (0, next((j for j, x in enumerate(starts) if x), len(starts)) - 1)
             inner = find_added(t, normed, disallowed) if normed is not None and normed.hint in t else []
-            for (c, d), g in [] if inner and self._fast_stretches(t, inner, shift, at0, ids, tokens, offsets) else \
-                    zip(_gaps(inner, len(t)), inner + [None]) if inner else [((0, len(t)), None)]:
+            stretches = zip(_gaps(inner, len(t)), inner + [None]) if inner else [((0, len(t)), None)]
+            if inner and self._fast_stretches(t, inner, shift, at0, ids, tokens, offsets): stretches = ()  # all at once
+            for (c, d), g in stretches:
                 if d > c:  # (the whole text in one stretch, its offsets final: trimmed as they are made)
                     whole = d - c == len(text) and starts is None and not lead
                     trimmed = self._fast_words(t[c:d] if d - c < len(t) else t, c + shift, c <= at0, ids, tokens, offsets, trim=trim and whole)
