@@ -334,18 +334,22 @@ def find_added(
     m: _Matcher,  # what to look for
     disallowed: frozenset = frozenset(),  # contents that raise `DisallowedSpecialToken` when matched
 ) -> list[tuple[int, int, _Added]]:
-    "`(start, end, added)` of each added token in `text`, by HF's rule: leftmost longest, `single_word`, `lstrip`, `rstrip`."
+    """`(start, end, added)` of each added token in `text`, by HF's rule: leftmost longest, `single_word`, `lstrip`, `rstrip`
+    (a match inside the white space the last one took by `rstrip` is kept too: their spans overlap there; `lstrip` stops
+    where the last match ends)."""
     out, last, n = [], 0, len(text)
     for found in m.finditer(text):
         a, (s, e) = m.table[found.group()], found.span()
         t = a.token
-        if s < last or (t.single_word and ((s and _is_word_char(text[s - 1])) or (e < n and _is_word_char(text[e])))): continue
+        if t.single_word and ((s and _is_word_char(text[s - 1])) or (e < n and _is_word_char(text[e]))): continue
         if t.content in disallowed: raise DisallowedSpecialToken(t.content)
         if t.lstrip:
             while s > last and text[s - 1] in WHITE_SPACE: s -= 1
+            s = max(s, last)  # (never into the last match)
         if t.rstrip:
             while e < n and text[e] in WHITE_SPACE: e += 1
-        out.append((s, e, a)); last = e
+        if e > s: out.append((s, e, a))  # (one left empty by the last match's spaces is dropped, as HF drops empty pieces)
+        last = e
     return out
 
 # %% ../nbs/01_tokenizer.ipynb #e6283f0e
