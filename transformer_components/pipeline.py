@@ -1153,7 +1153,7 @@ def decode(self: PipelineTokenizer,
         shown = {a.id: self._normalize_added(c) if a.token.normalized else c for c, a in self._added.items()}
         self._decoded = shown, {i for i, t in shown.items() if t in self._added and self._added[t].token.special}
     shown, special = self._decoded
-    tokens = [shown.get(i) or self.id_to_token(i) for i in ids if not (skip_special_tokens and i in special)]
+    tokens = [shown[i] if i in shown else self.id_to_token(i) for i in ids if not (skip_special_tokens and i in special)]
     return "".join(self.decoder.decode_chain(tokens)) if self.decoder is not None else " ".join(tokens)
 
 PipelineTokenizer.decode, PipelineTokenizer._decoded = decode, None
