@@ -1416,8 +1416,8 @@ def _fast_stretches(self: PipelineTokenizer, t: str, added: list, base: int, at0
     """`_fast_words` of each stretch of normalized text `t` between its added tokens `added` (`find_added`'s), and the
     added tokens, in one bulk step: a line with many added tokens pays that step once. `False`, appending nothing, where
     it does not apply (no bulk step, a character put before a stretch, a piece the model's symbols do not cover)."""
-    _, last, cut, caches, bases, _ = self._fast
-    if bases is None or self._fast[0] is not None or any(a[1] > b[0] for a, b in zip(added, added[1:])): return False  # (overlapping: no cover)
+    cutter, last, cut, caches, bases, _ = self._fast
+    if bases is None or cutter is not None or any(a[1] > b[0] for a, b in zip(added, added[1:])): return False  # (overlapping: no cover)
     if type(last) is ByteLevel and not all(t[s:e].isascii() for s, e, _ in added): return False  # (a byte-level piece's symbols are bytes)
     words, got, marks = [], [], []
     for (c, d), g in zip(_gaps(added, len(t)), added + [None]):
