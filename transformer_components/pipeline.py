@@ -660,6 +660,7 @@ class BPE:
             return width[i]
         bases = {i for t, i in self.vocab.items() if len(t) == 1 or regex.fullmatch("<0x[0-9A-F]{2}>", t)}
         ok = all(w(i) > 0 and (i not in bases or w(i) == 1) for i in made)
+        del w  # (it refers to itself: freed now, with `made`, not at the next garbage collection)
         return {i: n for i, n in width.items() if n != 1} if ok else None
 
 # %% ../nbs/07_pipeline.ipynb #e36703d3
@@ -1352,10 +1353,10 @@ def _bpe_ids(m: BPE, bases, byte_level: bool, w: str) -> tuple | bool:
     return False if None in ids else tuple(merge_ids(ids, m._pairs, m._shift))
 
 def _unigram_ids(m: Unigram, id_token: dict, w: str) -> tuple | bool:
-    "The ids of piece `w` by Viterbi (an unknown token as minus its length), or `False` where a token's text is not its part of `w` (byte fallback)."
+    "The ids of piece `w` by Viterbi (an unknown token as minus its length), or `False` where a token's text is not its part of `w` (byte fallback's `<0xNN>`)."
     toks, unk = m._tokenize(w), m.unk_id  # (the caller caches the ids)
     ids = tuple(s - e if i == unk else i for i, s, e in toks)
-    return ids if all(i < 0 or id_token[i] == w[s:e] for i, (_, s, e) in zip(ids, toks)) else False
+    return ids if not m.byte_fallback or all(i < 0 or id_token[i] == w[s:e] for i, (_, s, e) in zip(ids, toks)) else False
 
 def _fast_words(self: PipelineTokenizer, text: str, base: int, first: bool, ids: list, tokens: list, offsets: list, cutting: bool = True,
                 trim: bool = False) -> bool:
@@ -1395,13 +1396,13 @@ def _add_pieces(self: PipelineTokenizer, words: list, got: list, text: str, base
     """`_fast_words`' bulk step: append the ids `got` of pieces `words`, which cover `text`, with their tokens and offsets
     (`base` added), each token its symbols' length (bytes for byte-level); `fix`: `(k, text)`, token `k`'s own text."""
     last, bases = self._fast[1], self._fast[4]
-    toks, at, k0 = list(map(self._id_token.get, (new := list(chain.from_iterable(got))))), 0, 0
+    toks = list(map(self._id_token.get, (new := list(chain.from_iterable(got)))))
     for k, s in fix: toks[k] = s
-    if bases is True and None in toks:  # Unigram's unknown tokens
-        for k, j in zip(compress(count(), map(is_, toks, repeat(None))), repeat("".join(words))):
-            at += sum(map(len, toks[k0:k])); toks[k], new[k], at, k0 = j[at:at - new[k]], self.model.unk_id, at - new[k], k + 1
-    ids += new; tokens += toks  # (an unknown token's text is its part of the pieces)
-    ends, d = list(accumulate(map(len, toks), initial=0)), base - pre
+    unknown = bases is True and None in toks  # Unigram's unknown tokens: minus their length as their ids
+    ends, d = list(accumulate(map(len, toks) if not unknown else [-i if t is None else len(t) for t, i in zip(toks, new)], initial=0)), base - pre
+    for k, j in zip(compress(count(), map(is_, toks, repeat(None))), repeat("".join(words))) if unknown else ():
+        toks[k], new[k] = j[ends[k]:ends[k + 1]], self.model.unk_id  # (an unknown token's text is its part of the pieces)
+    ids += new; tokens += toks
     starts, ends = ends[:-1], ends[1:]
     if type(last) is ByteLevel and not text.isascii():
         char = list(accumulate("".join(words).encode("utf-8", "surrogatepass").translate(_LEAD)))  # byte -> 1 + its character
