@@ -1327,21 +1327,7 @@ def _fast_plan(self: PipelineTokenizer) -> tuple | None:
     # (and no character is dropped: HF gives the tokens after a dropped one offsets that depend on the whole text)
     return cutter, last, re.compile("▁+[^▁]*|[^▁]+") if safe and not any("▁" in (a + b).lstrip("▁") for a, b in m.merges) else None  # (`re` finds these plain classes faster than `regex`)
 
-# %% ../nbs/07_pipeline.ipynb #de7a0662
-def _model_entry(self: PipelineTokenizer, w: str, pre: int) -> tuple:
-    "`(ids, tokens, offsets)` of the model's tokens of piece `w`, which starts with `pre` characters put before the text."
-    m, byte_level = self.model, type(self._fast[1]) is ByteLevel
-    if type(m) is WordPieceModel and not pre and not byte_level and w in m.vocab and len(w) <= m.max_input_chars_per_word:  # a whole word
-        return [m.vocab[w]], [self._id_token[m.vocab[w]]], [(0, len(w))]
-    word = "".join(_BYTE_CHARS[b] for b in w.encode("utf-8", "surrogatepass")) if byte_level else w
-    uni = isinstance(m, Unigram)  # (the entry is cached: Unigram's own cache would hold its tokens twice)
-    toks, unk = (m._tokenize if uni else m.tokenize)(word), m.unk_id if uni else None
-    tokens = [word[s:e] if i == unk else self._id_token[i] for i, s, e in toks]
-    if byte_level and not w.isascii():
-        char_of = [k for k, c in enumerate(w) for _ in c.encode("utf-8", "surrogatepass")]
-        toks = [(i, char_of[s], char_of[e - 1] + 1) for i, s, e in toks]
-    return [i for i, _, _ in toks], tokens, [(max(s, pre), max(e, pre + 1)) for _, s, e in toks]  # the characters put before: the first's
-
+# %% ../nbs/07_pipeline.ipynb #86d97843
 def _bpe_bases(m, byte_level: bool):
     "The id of each base symbol (a byte, or a character; `None` if not in the vocab) where BPE's symbols are just these, else `None`."
     if type(m) is not BPE or m._width is None or m.ignore_merges or m.continuing_subword_prefix or m.end_of_word_suffix: return None
@@ -1358,6 +1344,36 @@ def _unigram_ids(m: Unigram, id_token: dict, w: str) -> tuple | bool:
     ids = tuple(s - e if i == unk else i for i, s, e in toks)
     return ids if not m.byte_fallback or all(i < 0 or id_token[i] == w[s:e] for i, (_, s, e) in zip(ids, toks)) else False
 
+# %% ../nbs/07_pipeline.ipynb #01dc5e05
+def _fast_state(self: PipelineTokenizer) -> tuple | bool:
+    "The plan and its caches (`False` where the fast path does not apply): made once, at the first `encode`."
+    plan = _fast_plan(self)
+    if not plan: return False
+    uni, byte_level = type(self.model) is Unigram and type(plan[1]) is not ByteLevel, type(plan[1]) is ByteLevel  # Unigram's tokens are its pieces but for unknown ones and byte fallback
+    bases = _bpe_bases(self.model, byte_level)  # (the cache's function holds no `self`: a tokenizer is freed as soon as it is dropped)
+    ids_of = partial(_unigram_ids, self.model, self._id_token) if uni else partial(_bpe_ids, self.model, bases, byte_level)
+    pp = self.post_processor  # its trimming takes each token alone: done by `_one_fast`, as the offsets are made
+    trim = type(pp) in (ByteLevelProcessing, RobertaProcessing) and pp.trim_offsets and not pp.add_prefix_space
+    return (*plan, ({}, {}, _WordCache(ids_of, 100_000)), uni or bases, trim)
+
+# %% ../nbs/07_pipeline.ipynb #9411532a
+def _model_entry(self: PipelineTokenizer, w: str, pre: int) -> tuple:
+    "`(ids, tokens, offsets)` of the model's tokens of piece `w`, which starts with `pre` characters put before the text."
+    m, byte_level = self.model, type(self._fast[1]) is ByteLevel
+    if type(m) is WordPieceModel and not pre and not byte_level and w in m.vocab and len(w) <= m.max_input_chars_per_word:  # a whole word
+        return [m.vocab[w]], [self._id_token[m.vocab[w]]], [(0, len(w))]
+    word = "".join(_BYTE_CHARS[b] for b in w.encode("utf-8", "surrogatepass")) if byte_level else w
+    uni = isinstance(m, Unigram)  # (the entry is cached: Unigram's own cache would hold its tokens twice)
+    toks, unk = (m._tokenize if uni else m.tokenize)(word), m.unk_id if uni else None
+    tokens = [word[s:e] if i == unk else self._id_token[i] for i, s, e in toks]
+    if byte_level and not w.isascii():
+        char_of = [k for k, c in enumerate(w) for _ in c.encode("utf-8", "surrogatepass")]
+        toks = [(i, char_of[s], char_of[e - 1] + 1) for i, s, e in toks]
+    return [i for i, _, _ in toks], tokens, [(max(s, pre), max(e, pre + 1)) for _, s, e in toks]  # the characters put before: the first's
+
+PipelineTokenizer._model_entry = _model_entry
+
+# %% ../nbs/07_pipeline.ipynb #2d388b44
 def _fast_words(self: PipelineTokenizer, text: str, base: int, first: bool, ids: list, tokens: list, offsets: list, cutting: bool = True,
                 trim: bool = False) -> bool:
     """Append the ids, tokens and offsets (`base` added) of normalized text `text` (`first`: it starts the original text):
@@ -1413,6 +1429,9 @@ def _add_pieces(self: PipelineTokenizer, words: list, got: list, text: str, base
     offsets += zip(starts, ends)
     return trim
 
+PipelineTokenizer._fast_words, PipelineTokenizer._add_pieces = _fast_words, _add_pieces
+
+# %% ../nbs/07_pipeline.ipynb #7b4486b6
 def _fast_stretches(self: PipelineTokenizer, t: str, added: list, base: int, at0: int, ids: list, tokens: list, offsets: list) -> bool:
     """`_fast_words` of each stretch of normalized text `t` between its added tokens `added` (`find_added`'s), and the
     added tokens, in one bulk step: a line with many added tokens pays that step once. `False`, appending nothing, where
@@ -1432,17 +1451,9 @@ def _fast_stretches(self: PipelineTokenizer, t: str, added: list, base: int, at0
     self._add_pieces(words, got, t, base, 0, False, ids, tokens, offsets, [(at[j], s) for j, s in marks])
     return True
 
-def _fast_state(self: PipelineTokenizer) -> tuple | bool:
-    "The plan and its caches (`False` where the fast path does not apply): made once, at the first `encode`."
-    plan = _fast_plan(self)
-    if not plan: return False
-    uni, byte_level = type(self.model) is Unigram and type(plan[1]) is not ByteLevel, type(plan[1]) is ByteLevel  # Unigram's tokens are its pieces but for unknown ones and byte fallback
-    bases = _bpe_bases(self.model, byte_level)  # (the cache's function holds no `self`: a tokenizer is freed as soon as it is dropped)
-    ids_of = partial(_unigram_ids, self.model, self._id_token) if uni else partial(_bpe_ids, self.model, bases, byte_level)
-    pp = self.post_processor  # its trimming takes each token alone: done by `_one_fast`, as the offsets are made
-    trim = type(pp) in (ByteLevelProcessing, RobertaProcessing) and pp.trim_offsets and not pp.add_prefix_space
-    return (*plan, ({}, {}, _WordCache(ids_of, 100_000)), uni or bases, trim)
+PipelineTokenizer._fast_stretches = _fast_stretches
 
+# %% ../nbs/07_pipeline.ipynb #4feb9eec
 def _one_fast(self: PipelineTokenizer, text: str, type_id: int, allowed_special, disallowed_special) -> Tokens:
     "`_one`'s result: the alignment only where a normalizer needs it, the tokens of each piece from a cache."
     if self._fast is None: self._fast = _fast_state(self)
@@ -1477,8 +1488,7 @@ def _one_fast(self: PipelineTokenizer, text: str, type_id: int, allowed_special,
 
 PipelineTokenizer._fast = None  # the plan and caches, made at the first `encode`
 PipelineTokenizer._read_fast = True  # `from_json_dict` (so `from_file` and `load_tokenizer`) turns the switch on
-PipelineTokenizer._model_entry, PipelineTokenizer._fast_words, PipelineTokenizer._one_fast = _model_entry, _fast_words, _one_fast
-PipelineTokenizer._add_pieces, PipelineTokenizer._fast_stretches = _add_pieces, _fast_stretches
+PipelineTokenizer._one_fast = _one_fast
 
 # %% ../nbs/07_pipeline.ipynb #8031f139
 def _set_attribute(self: PipelineTokenizer, name: str, value):
