@@ -1231,6 +1231,8 @@ def _cut_replaced(self: CharsMap, text: str) -> list[str] | None:
 
 CharsMap._sort_chars, CharsMap.cut, CharsMap._split = _sort_chars, _cut_replaced, None
 CharsMap._known = property(lambda self: self.__dict__.setdefault("_sets", (set(), set(), {}, set())))  # plain, prefix; replaced -> new; joins
+
+# %% ../nbs/07_pipeline.ipynb #f00ab158
 _ASCII_CONTROL = re.compile("[\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f]")  # the characters of `_CONTROL_RE` in ASCII
 
 def _positions(text: str, pos) -> list[int]:
