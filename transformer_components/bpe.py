@@ -10,6 +10,7 @@ import json
 import re
 import sys
 import unicodedata
+import weakref
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
@@ -260,9 +261,10 @@ class BPETokenizer(Tokenizer):
 
     def _start_caches(self, limit: int):
         "Empty caches: pre-token -> ids, and for the text between spaces, the first piece and the others (with their space)."
-        self._cache = _WordCache(lambda w: self._encode_word(w), limit)  # the methods are defined below: looked up when first used
-        self._first = _WordCache(lambda t: self._text_ids(t), limit)
-        self._spaced = _WordCache(lambda t: self._spaced_ids(t), limit)
+        me = weakref.proxy(self)  # (the caches' functions do not hold the tokenizer: it is freed as soon as it is dropped)
+        self._cache = _WordCache(lambda w: me._encode_word(w), limit)  # the methods are defined below: looked up when first used
+        self._first = _WordCache(lambda t: me._text_ids(t), limit)
+        self._spaced = _WordCache(lambda t: me._spaced_ids(t), limit)
         self._word_ids, self._first_ids, self._spaced_get = self._cache.__getitem__, self._first.__getitem__, self._spaced.__getitem__
 
     def __repr__(self):
