@@ -1434,10 +1434,12 @@ def _add_pieces(self: PipelineTokenizer, words: list, got: list, text: str, base
 PipelineTokenizer._fast_words, PipelineTokenizer._add_pieces = _fast_words, _add_pieces
 
 # %% ../nbs/07_pipeline.ipynb #7b4486b6
-def _fast_stretches(self: PipelineTokenizer, t: str, added: list, base: int, at0: int, ids: list, tokens: list, offsets: list) -> bool:
+def _fast_stretches(self: PipelineTokenizer, t: str, added: list, base: int, at0: int, ids: list, tokens: list, offsets: list,
+                    trim: bool = False) -> bool:
     """`_fast_words` of each stretch of normalized text `t` between its added tokens `added` (`find_added`'s), and the
     added tokens, in one bulk step: a line with many added tokens pays that step once. `False`, appending nothing, where
-    it does not apply (no bulk step, a character put before a stretch, a piece the model's symbols do not cover)."""
+    it does not apply (no bulk step, a character put before a stretch, a piece the model's symbols do not cover).
+    `trim`: trim the offsets too (they are final)."""
     cutter, last, cut, caches, bases, _ = self._fast
     if bases is None or cutter is not None or any(a[1] > b[0] for a, b in zip(added, added[1:])): return False  # (overlapping: no cover)
     if type(last) is ByteLevel and not all(t[s:e].isascii() for s, e, _ in added): return False  # (a byte-level piece's symbols are bytes)
@@ -1450,7 +1452,7 @@ def _fast_stretches(self: PipelineTokenizer, t: str, added: list, base: int, at0
         if g is not None: marks.append((len(got), t[g[0]:g[1]])); words.append(marks[-1][1]); got.append((g[2].id,))
     if False in got: return False
     at = list(accumulate(map(len, got), initial=0))  # piece -> its first token
-    self._add_pieces(words, got, t, base, 0, False, ids, tokens, offsets, [(at[j], s) for j, s in marks])
+    self._add_pieces(words, got, t, base, 0, trim, ids, tokens, offsets, [(at[j], s) for j, s in marks])
     return True
 
 PipelineTokenizer._fast_stretches = _fast_stretches
@@ -1474,11 +1476,11 @@ def _one_fast(self: PipelineTokenizer, text: str, type_id: int, allowed_special,
             shift, at0 = (skip - lead, lead if skip == 0 else -1) if starts is None else (0, next((j for j, x in enumerate(starts) if x), len(starts)) - 1)
             inner = find_added(t, normed, disallowed) if normed is not None and normed.hint in t else []
             stretches = zip(_gaps(inner, len(t)), inner + [None]) if inner else [((0, len(t)), None)]
-            if inner and self._fast_stretches(t, inner, shift, at0, ids, tokens, offsets): stretches = ()  # all at once
+            final = b - a == len(text) and starts is None and not lead  # (the offsets made are final: trimmed as they are made)
+            if inner and self._fast_stretches(t, inner, shift, at0, ids, tokens, offsets, trim and final): stretches, trimmed = (), trim and final  # all at once
             for (c, d), g in stretches:
-                if d > c:  # (the whole text in one stretch, its offsets final: trimmed as they are made)
-                    whole = d - c == len(text) and starts is None and not lead
-                    trimmed = self._fast_words(t[c:d] if d - c < len(t) else t, c + shift, c <= at0, ids, tokens, offsets, trim=trim and whole)
+                if d > c:  # (the whole text in one stretch: its offsets trimmed as they are made)
+                    trimmed = self._fast_words(t[c:d] if d - c < len(t) else t, c + shift, c <= at0, ids, tokens, offsets, trim=trim and final and d - c == len(text))
                 if g is not None: ids.append(g[2].id); tokens.append(t[g[0]:g[1]]); offsets.append((g[0] + shift, g[1] + shift))
             if ends is not None: offsets[k:] = [(starts[x], ends[y - 1]) for x, y in offsets[k:]]
             elif starts is not None: offsets[k:] = [(starts[x], starts[y - 1] + 1) for x, y in offsets[k:]]
