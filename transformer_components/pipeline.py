@@ -1300,20 +1300,18 @@ def _cut_words(p, text: str) -> tuple[list[str], list[int]]:
     spans = [(q.align[0][0], q.align[-1][1]) for q in p.pre_tokenize(Normalized(text))]
     return [text[s:e] for s, e in spans], [s for s, _ in spans]
 
-def _last_words(p, text: str, first: bool, cut) -> tuple[int, list[str], list[int]]:
-    "What the last pre-tokenizer `p` (`ByteLevel`, `Metaspace` or none) makes of `text`: characters put before it, pieces, their starts."
+def _last_words(p, text: str, first: bool, cut) -> tuple[int, list[str]]:
+    "What the last pre-tokenizer `p` (`ByteLevel`, `Metaspace` or none) makes of `text`: characters put before it, and pieces (which cover it)."
     t, pre = text, 0
     if type(p) is ByteLevel and p.add_prefix_space and text and not text.startswith(" "): t, pre = " " + text, 1
     if type(p) is Metaspace:
         t = text.replace(" ", p.replacement)
         if t and not t.startswith(p.replacement) and (p.prepend_scheme == "always" or p.prepend_scheme == "first" and first): t, pre = p.replacement + t, 1
     if type(p) is ByteLevel and p.use_regex:
-        if t.isascii(): words = pretokenize(t); return pre, words, [0, *accumulate(map(len, words))][:-1]
+        if t.isascii(): return pre, pretokenize(t)
         ends = [0, *accumulate(map(len, _GPT2.findall(t.translate(_UNASSIGNED))))]  # (the translation may change characters)
-        return pre, list(map(t.__getitem__, map(slice, ends, ends[1:]))), ends[:-1]
-    if cut is None: return pre, [t] if t else [], [0] if t else []
-    words = cut.findall(t)  # (its pieces cover `t`)
-    return pre, words, [0, *accumulate(map(len, words))][:-1]
+        return pre, list(map(t.__getitem__, map(slice, ends, ends[1:])))
+    return pre, cut.findall(t) if cut is not None else [t] if t else []
 
 def _fast_plan(self: PipelineTokenizer) -> tuple | None:
     "`(cutter, last, cut)`: a pre-tokenizer that only cuts, the last one, the pattern it cuts with; `None` where they are others."
@@ -1385,10 +1383,12 @@ def _fast_words(self: PipelineTokenizer, text: str, base: int, first: bool, ids:
     if cutting and cutter is not None:
         (words, starts), pre, cache = _cut_words(cutter, text), 0, caches[1]
         special = first and words and starts[0] == 0 and type(last) is Metaspace and last.prepend_scheme == "first"
-    else: (pre, words, starts), cache = _last_words(last, text, first, cut), caches[0]; special = pre > 0
-    if bases is not None and cache is caches[0]:  # plain BPE or Unigram: the ids of each piece, then tokens and offsets for all at once
-        got = list(map(caches[2].__getitem__, words))  # (a `_WordCache` of `_bpe_ids` or `_unigram_ids`)
-        if False not in got: return self._add_pieces(words, got, text, base, pre, trim, ids, tokens, offsets)
+    else:
+        (pre, words), cache = _last_words(last, text, first, cut), caches[0]; special = pre > 0
+        if bases is not None:  # plain BPE or Unigram: the ids of each piece, then tokens and offsets for all at once
+            got = list(map(caches[2].__getitem__, words))  # (a `_WordCache` of `_bpe_ids` or `_unigram_ids`)
+            if False not in got: return self._add_pieces(words, got, text, base, pre, trim, ids, tokens, offsets)
+        starts = [0, *accumulate(map(len, words))][:-1]
     def entry(w, special):
         if cache is caches[0] or last is None: return self._model_entry(w, pre if special else 0)  # (no last part: the piece is the model's)
         if type(last) is Metaspace and " " not in w and last.replacement not in w:  # Metaspace makes one piece of it: its model entry
@@ -1446,7 +1446,7 @@ def _fast_stretches(self: PipelineTokenizer, t: str, added: list, base: int, at0
     words, got, marks = [], [], []
     for (c, d), g in zip(_gaps(added, len(t)), added + [None]):
         if d > c:
-            pre, ws, _ = _last_words(last, t[c:d], c <= at0, cut)
+            pre, ws = _last_words(last, t[c:d], c <= at0, cut)
             if pre: return False
             words += ws; got += map(caches[2].__getitem__, ws)
         if g is not None: marks.append((len(got), t[g[0]:g[1]])); words.append(marks[-1][1]); got.append((g[2].id,))
