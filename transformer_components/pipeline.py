@@ -163,6 +163,7 @@ class Lowercase:
         if len(low) == len(n.text): return Normalized(low, n.align)
         return transform(n, [(x, k > 0) for c in n.text for k, x in enumerate(_lower(c))])
 
+# %% ../nbs/07_pipeline.ipynb #d33ff5f8
 def _keep(n: Normalized, keep) -> Normalized:
     "The characters of `n` for which `keep(char)` holds, with their alignment."
     idx = [i for i, c in enumerate(n.text) if keep(c)]
@@ -178,6 +179,7 @@ class StripAccents:
     def normalize(self, n: Normalized) -> Normalized:
         return n if n.text.isascii() else _keep(n, lambda c: not _is_mark(c))
 
+# %% ../nbs/07_pipeline.ipynb #cb6e84d8
 @part("normalizer", "Strip")
 @dataclass
 class Strip:
@@ -291,6 +293,7 @@ class Replace:
         new.append(n.slice(last, len(text)))
         return Normalized("".join(x.text for x in new), [a for x in new for a in x.align])
 
+# %% ../nbs/07_pipeline.ipynb #ab75e201
 @part("normalizer", "Prepend")
 @dataclass
 class Prepend:
@@ -431,6 +434,7 @@ class Split:
     def pre_tokenize(self, piece: Normalized) -> list[Normalized]:
         return _cut(piece, find_spans(self._re, piece.text), self.behavior, self.invert)
 
+# %% ../nbs/07_pipeline.ipynb #b97b6a24
 _IS_PUNCT = regex.compile(f"[{_PUNCT_CLASS}]").match
 
 @part("pre_tokenizer", "Punctuation")
@@ -440,6 +444,7 @@ class Punctuation:
     def __post_init__(self): _check_behavior(self)
     def pre_tokenize(self, piece): return _cut(piece, _char_spans(piece.text, _IS_PUNCT), self.behavior)
 
+# %% ../nbs/07_pipeline.ipynb #0fa616c6
 @part("pre_tokenizer", "Digits")
 @dataclass
 class Digits:
@@ -448,6 +453,7 @@ class Digits:
         spans = _char_spans(piece.text, lambda c: unicodedata.category(c)[0] == "N")
         return _cut(piece, spans, "Isolated" if self.individual_digits else "Contiguous")
 
+# %% ../nbs/07_pipeline.ipynb #5ad42f2f
 @part("pre_tokenizer", "CharDelimiterSplit")
 @dataclass
 class CharDelimiterSplit:
@@ -463,6 +469,7 @@ _WORDS = regex.compile(r"\w+|[^\w\s]+", regex.V0)
 class WhitespaceSplit:
     def pre_tokenize(self, piece): return _cut(piece, _char_spans(piece.text, _WS_SET.__contains__), "Removed")
 
+# %% ../nbs/07_pipeline.ipynb #3eb21521
 def _word_runs(text: str) -> list[tuple[int, int]]:
     "Spans of `\\w+|[^\\w\\s]+` with the word characters of the Unicode version HF's regex engine has."
     if text.isascii(): return [m.span() for m in _WORDS.finditer(text)]
@@ -479,6 +486,7 @@ def _word_runs(text: str) -> list[tuple[int, int]]:
 class Whitespace:
     def pre_tokenize(self, piece): return [piece.slice(s, e) for s, e in _word_runs(piece.text)]
 
+# %% ../nbs/07_pipeline.ipynb #c346cddd
 @part("pre_tokenizer", "BertPreTokenizer")
 @dataclass
 class BertPreTokenizer:
@@ -738,6 +746,7 @@ class WordPieceModel:
             out.append((self.vocab[p], k, k + n)); k += n
         return out
 
+# %% ../nbs/07_pipeline.ipynb #ec9fa113
 @part("model", "WordLevel")
 @dataclass
 class WordLevel:
@@ -830,6 +839,7 @@ class ByteLevelProcessing:
         encs = [(trim or trim_offsets)(t, self.add_prefix_space) for t in encs] if self.trim_offsets else encs
         return sum(encs[1:], encs[0])
 
+# %% ../nbs/07_pipeline.ipynb #6e0d91c8
 @part("post_processor", "RobertaProcessing")
 @dataclass
 class RobertaProcessing:
@@ -844,6 +854,7 @@ class RobertaProcessing:
         cls, sep = special_tokens([self.cls[1]], [self.cls[0]]), special_tokens([self.sep[1]], [self.sep[0]])
         return Tokens.join([cls, encs[0], sep] + ([sep, encs[1], sep] if len(encs) == 2 else []))
 
+# %% ../nbs/07_pipeline.ipynb #5e66f75d
 @part("post_processor", "BertProcessing")
 @dataclass
 class BertProcessing:
@@ -856,6 +867,7 @@ class BertProcessing:
         out = [special_tokens([self.cls[1]], [self.cls[0]]), encs[0].typed(0), sep]
         return Tokens.join(out + [encs[1].typed(1), sep.typed(1)] if len(encs) == 2 else out)
 
+# %% ../nbs/07_pipeline.ipynb #bea07ccd
 @part("post_processor", "Sequence")
 @dataclass
 class ProcessorSequence:
@@ -882,6 +894,7 @@ class ByteLevelDecoder:
         data = b"".join(bytes(_U2B[c] for c in t) if all(c in _U2B for c in t) else t.encode("utf-8", "surrogatepass") for t in tokens)
         return [data.decode("utf-8", "replace")]
 
+# %% ../nbs/07_pipeline.ipynb #ea80c18c
 _CLEANUP = [(" .", "."), (" ?", "?"), (" !", "!"), (" ,", ","), (" ' ", "'"), (" n't", "n't"), (" 'm", "'m"),
             (" do not", " don't"), (" 's", "'s"), (" 've", "'ve"), (" 're", "'re")]
 
@@ -898,6 +911,7 @@ class WordPieceDecoder:
         out = [t if k == 0 else t[len(self.prefix):] if t.startswith(self.prefix) else " " + t for k, t in enumerate(tokens)]
         return [_clean(t) for t in out] if self.cleanup else out
 
+# %% ../nbs/07_pipeline.ipynb #6fe83cf8
 @part("decoder", "Metaspace")
 @dataclass
 class MetaspaceDecoder:
@@ -910,6 +924,7 @@ class MetaspaceDecoder:
         r, drop = self.replacement, self.prepend_scheme != "never"
         return [t.replace(r, "") if k == 0 and drop else t.replace(r, " ") for k, t in enumerate(tokens)]
 
+# %% ../nbs/07_pipeline.ipynb #16553bf6
 @part("decoder", "BPEDecoder")
 @dataclass
 class BPEDecoder:
@@ -936,11 +951,13 @@ class ByteFallback:
         flush()
         return out
 
+# %% ../nbs/07_pipeline.ipynb #44790fac
 @part("decoder", "Fuse")
 @dataclass
 class Fuse:
     def decode_chain(self, tokens): return ["".join(tokens)]
 
+# %% ../nbs/07_pipeline.ipynb #56931ae5
 @part("decoder", "Strip")
 @dataclass
 class StripDecoder:
@@ -955,6 +972,7 @@ class StripDecoder:
             out.append(t[a:len(t) - b])
         return out
 
+# %% ../nbs/07_pipeline.ipynb #3e62162c
 @part("decoder", "Replace")
 @dataclass
 class ReplaceDecoder:
@@ -963,6 +981,7 @@ class ReplaceDecoder:
     def __post_init__(self): self._re = _pattern(self.pattern, self)
     def decode_chain(self, tokens): return [Replace.normalize(self, Normalized(t)).text for t in tokens]  # the normalizer's text
 
+# %% ../nbs/07_pipeline.ipynb #14f4611c
 @part("decoder", "CTC")
 @dataclass
 class CTC:
@@ -974,6 +993,7 @@ class CTC:
         out = [t.replace(self.word_delimiter_token, " ") for t in out]
         return [_clean(t) for t in out] if self.cleanup else out
 
+# %% ../nbs/07_pipeline.ipynb #334b0b98
 @part("decoder", "Sequence")
 @dataclass
 class DecoderSequence:
