@@ -17,6 +17,7 @@ import sys
 import time
 import uuid
 import warnings
+import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -387,13 +388,14 @@ class Trainer:
         self.model, self.train, self.valid, self.cfg, self.run, self.show_progress = model, train, valid, cfg, run, show_progress
         self.rank, self.world = _rank_world()
         self.dev = next(model.parameters()).device
-        self.log = log or (lambda msg: print(msg, file=sys.stderr, flush=True) if self.rank == 0 else None)
+        rank, me = self.rank, weakref.ref(self)  # the lambdas below must not hold the trainer: see the test under this cell
+        self.log = log or (lambda msg: print(msg, file=sys.stderr, flush=True) if rank == 0 else None)
         self.lengths = [len(s) for s in train[0]]
         self.net = model if self.world == 1 else torch.nn.parallel.DistributedDataParallel(
             model, device_ids=[self.dev] if self.dev.type == "cuda" else None)
         self.opt = adamw(model, cfg)
         by_step, self.time_factor = warmup_linear(cfg.epochs * len(self.batches(0)), cfg.warmup), 1.0  # `out_of_time` updates the latter
-        self.sched = torch.optim.lr_scheduler.LambdaLR(self.opt, lambda step: min(by_step(step), self.time_factor))
+        self.sched = torch.optim.lr_scheduler.LambdaLR(self.opt, lambda step: min(by_step(step), me().time_factor))
         self.state, self.start = LoopState(), time.monotonic()
 
     def batches(self, epoch: int) -> list[list[int]]:
