@@ -23,7 +23,7 @@ __all__ = ['DATA_ENV', 'positive_int', 'nonnegative_int', 'positive_float', 'fra
            'MissingDataError', 'shared_data', 'has_shared_data', 'atomic_write', 'FolderLockedError', 'exclusive_lock',
            'check_positive_int', 'check_positive_ints', 'check_choice', 'check_number', 'check_fields',
            'check_token_ids', 'read_json_file', 'raise_if_interrupted', 'ProgressBar', 'CommandParser',
-           'command_parser', 'cli_errors', 'utf8_lines', 'lazy_command']
+           'command_parser', 'cli_errors', 'utf8_lines', 'interrupts_held', 'lazy_command']
 
 # %% ../nbs/00_core.ipynb #b3d4ae4e
 def default_device() -> torch.device:
@@ -407,6 +407,20 @@ def utf8_lines(
         yield line[1:] if n == 1 and line.startswith("\ufeff") else line
 
 
+# %% ../nbs/00_core.ipynb #c0fab242
+@contextmanager
+def interrupts_held():
+    "Hold Ctrl-C while the body runs, then deliver it to the handler it was meant for (main thread; an ignored SIGINT stays ignored)."
+    before = signal.getsignal(signal.SIGINT)
+    if threading.current_thread() is not threading.main_thread() or not callable(before): yield; return
+    held = []
+    signal.signal(signal.SIGINT, lambda signum, frame: held.append(signum))
+    try: yield
+    finally:
+        signal.signal(signal.SIGINT, before)
+        if held: before(held[0], None)
+
+
 # %% ../nbs/00_core.ipynb #9cd0d265
 def lazy_command(
     prog: str,  # the console script's name, e.g. `"tc-train"`; its function is the same name with underscores
@@ -415,7 +429,9 @@ def lazy_command(
     "A console script's entry point that imports `module` only when run, inside `cli_errors(prog)`."
     def main():
         import importlib
-        with cli_errors(prog): return getattr(importlib.import_module(f"transformer_components.{module}"), prog.replace("-", "_"))()
+        with cli_errors(prog):
+            with interrupts_held(): command = getattr(importlib.import_module(f"transformer_components.{module}"), prog.replace("-", "_"))
+            return command()
     return main
 
 _tc_train, _tc_eval, _tc_predict = (lazy_command(p, "training") for p in ("tc-train", "tc-eval", "tc-predict"))
