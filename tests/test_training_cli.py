@@ -88,6 +88,30 @@ def test_torchrun_two_ranks_agree(tmp_path, env):
     assert (st["loop"]["global_step"], st["world_size"], len(st["rng"])) == (4, 2, 2)
 
 
+FAILING_TC_TRAIN = """
+import sys
+from transformer_components import training
+step = training.Trainer.step
+def failing_step(self, idx):  # stands for any error in the training loop, here a disk that fills up
+    if self.state.global_step == 2: raise OSError(28, "No space left on device", "out/last.pt")
+    return step(self, idx)
+training.Trainer.step = failing_step
+sys.exit(training.tc_train())
+"""
+
+
+def test_torchrun_failure_mid_run_ends_with_its_error(tmp_path, env):
+    "Both processes fail at step 2: the run ends with the error, status 1, rather than hanging while Python exits."
+    data = toy_file(tmp_path / "train.tsv", 120)
+    (tmp_path / "failing_tc_train.py").write_text(FAILING_TC_TRAIN, encoding="utf-8")
+    for attempt in range(3):
+        res = run([sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2", tmp_path / "failing_tc_train.py",
+                   "--train", data, "--out", tmp_path / f"out{attempt}", "--epochs", "1", "--batch-size", "8", *SMALL],
+                  {**env, "OMP_NUM_THREADS": "1"}, timeout=120)
+        assert res.returncode == 1 and "tc-train: error: out/last.pt: No space left on device" in res.stderr, res.stderr[-3000:]
+        assert "terminate called" not in res.stderr, res.stderr[-3000:]
+
+
 def test_sigkill_then_resume_continues_exactly(tmp_path, env):
     from transformer_components.training import load_state
     data = toy_file(tmp_path / "train.tsv", 400)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import dataclasses
+import gc
 import hashlib
 import io
 import json
@@ -15,6 +16,7 @@ import os
 import shutil
 import sys
 import time
+import traceback
 import uuid
 import warnings
 import weakref
@@ -701,6 +703,15 @@ def _setup_distributed() -> torch.device:
             dist.init_process_group("gloo")
     return dev
 
+# %% ../nbs/42_training.ipynb #8d36aa18
+def _leave_process_group():
+    "Leave the process group; a failed run's DistributedDataParallel wrapper, held by the traceback, is freed first."
+    err = sys.exc_info()[1]  # the exception on its way out, when called from a `finally`
+    while err is not None: traceback.clear_frames(err.__traceback__); err = err.__context__
+    gc.collect()
+    dist.destroy_process_group()
+
+
 # %% ../nbs/42_training.ipynb #52e1c7bd
 def _pretrained_tokenizer(folder: Path) -> str:
     "The tokenizer file of a pretrained model folder (`tokenizer.json`, else `vocab.txt`)."
@@ -800,7 +811,7 @@ def tc_train(argv: list[str] | None = None):  # arguments (default: the command 
             summary = _train(a, device, rank, world)
             if rank == 0: print(json.dumps(summary), flush=True)
     finally:
-        if dist.is_initialized(): dist.destroy_process_group()
+        if dist.is_initialized(): _leave_process_group()
 
 # %% ../nbs/42_training.ipynb #cnf004
 def confusion_table(
