@@ -119,10 +119,10 @@ def pair_table(
     merges: Iterable[tuple[str, str]],  # the ordered merges
     vocab: Mapping[str, int],  # token -> id, holding both parts and the result of every merge
 ) -> tuple[dict[tuple[int, int], int], int]:
-    "`(pairs, shift)`: `pairs[left id, right id] = rank << shift | merged id` (a pair's first merge if it repeats)."
+    "`(pairs, shift)`: `pairs[left id, right id] = rank << shift | merged id` (a pair's last merge if it repeats, as HF reads a merges list)."
     shift = max(vocab.values(), default=0).bit_length()
     pairs = {}
-    for r, (a, b) in enumerate(merges): pairs.setdefault((vocab[a], vocab[b]), r << shift | vocab[a + b])
+    for r, (a, b) in enumerate(merges): pairs[vocab[a], vocab[b]] = r << shift | vocab[a + b]
     return pairs, shift
 
 # %% ../nbs/04_bpe.ipynb #ed763bf8
@@ -246,7 +246,7 @@ class BPETokenizer(Tokenizer):
         self.byte_level, self.unk_token = bool(byte_level), unk_token
         _check_bpe(self._vocab, self.merges, self.byte_level, unk_token)
         self._model_vocab, self._id_token = dict(self._vocab), {i: t for t, i in self._vocab.items()}
-        self.ranks = {m: r for r, m in reversed(list(enumerate(self.merges)))}  # the reference's table: first occurrence wins
+        self.ranks = {m: r for r, m in enumerate(self.merges)}  # the reference's table: a repeated merge's last rank, as HF
         self._pairs, self._shift = pair_table(self.merges, self._vocab)
         b2u = bytes_to_unicode()
         self._byte_ids = [self._vocab[b2u[b]] for b in range(256)] if self.byte_level else None
@@ -407,7 +407,7 @@ def tokenize(self: BPETokenizer, text: str) -> list[str]:
 @patch
 def decode(self: BPETokenizer,
            ids: Iterable[int],  # token ids: a list, an `Encoding`, a 1-D tensor
-           skip_special_tokens: bool = False,  # leave special tokens out (HF's default is True; tiktoken keeps them)
+           skip_special_tokens: bool = True,  # leave special tokens out, as HF does by default (tiktoken keeps them: pass False)
           ) -> str:
     "Text of `ids`; byte sequences that are not valid UTF-8 become U+FFFD, as in HF's ByteLevel decoder."
     if isinstance(ids, (str, bytes)): raise TypeError(f"ids must be an iterable of int, got {type(ids).__name__}")
