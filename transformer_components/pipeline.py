@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import base64
+import json
 import re
 import struct
 import unicodedata
@@ -15,6 +16,7 @@ from dataclasses import MISSING, dataclass, field, fields
 from functools import lru_cache, partial, reduce
 from itertools import accumulate, chain, compress, count, groupby, repeat
 from operator import add, gt, is_, not_
+from typing import NamedTuple
 
 import regex
 
@@ -22,21 +24,21 @@ from .bpe import _LEAD, GPT2_PATTERN, _WordCache, bytes_to_unicode, merge_ids, p
 from .tokenizer import (_NEWER, WHITE_SPACE, Encoding, Tokenizer, _gaps, _is_word_char, find_added,
                                               read_added_tokens)
 from .unigram import Unigram, UnigramError, train_unigram
-from .wordpiece import (_CJK_RE, _CONTROL_RE, _MARK_RE, _NFD_KEEP, _PUNCT_CLASS, _SPACE_TABLE, _char_class, _lower,
+from .wordpiece import (_CJK_RE, _CLEANUP, _CONTROL_RE, _MARK_RE, _NFD_KEEP, _PUNCT_CLASS, _SPACE_TABLE, _char_class, _lower,
                                               _normalize_ascii, wordpiece_split)
 
 # %% auto #0
 __all__ = ['NFC', 'NFD', 'NFKC', 'NFKD', 'Normalized', 'transform', 'part', 'Unsupported', 'component', 'to_json',
            'unicode_changes', 'Lowercase', 'StripAccents', 'Strip', 'onig_to_regex', 'finditer', 'find_spans',
-           'Replace', 'Prepend', 'BertNormalizer', 'CharsMap', 'Precompiled', 'NormalizerSequence', 'split_spans',
-           'Split', 'Punctuation', 'Digits', 'CharDelimiterSplit', 'WhitespaceSplit', 'Whitespace', 'BertPreTokenizer',
-           'ByteLevel', 'Metaspace', 'UnicodeScripts', 'PreTokenizerSequence', 'bpe_merge_spans', 'BPE',
-           'WordPieceModel', 'WordLevel', 'Tokens', 'special_tokens', 'TemplateProcessing', 'trim_offsets',
-           'ByteLevelProcessing', 'RobertaProcessing', 'BertProcessing', 'ProcessorSequence', 'ByteLevelDecoder',
-           'WordPieceDecoder', 'MetaspaceDecoder', 'BPEDecoder', 'ByteFallback', 'Fuse', 'StripDecoder',
-           'ReplaceDecoder', 'CTC', 'DecoderSequence', 'truncate', 'pad_length', 'pad', 'PaddedEncoding',
-           'PipelineTokenizer', 'encode', 'encode_batch', 'decode', 'from_json_dict', 'to_json_dict', 'train',
-           'quick_normalize', 'quick_trim']
+           'Replace', 'Prepend', 'BertNormalizer', 'CharsMap', 'Precompiled', 'Nmt', 'NormalizerSequence',
+           'split_spans', 'Split', 'Punctuation', 'Digits', 'CharDelimiterSplit', 'FixedLength', 'WhitespaceSplit',
+           'Whitespace', 'BertPreTokenizer', 'ByteLevel', 'ByteLevelNormalizer', 'Metaspace', 'UnicodeScripts',
+           'PreTokenizerSequence', 'bpe_merge_spans', 'BPE', 'WordPieceModel', 'WordLevel', 'Tokens', 'special_tokens',
+           'TemplateProcessing', 'trim_offsets', 'ByteLevelProcessing', 'RobertaProcessing', 'BertProcessing',
+           'ProcessorSequence', 'ByteLevelDecoder', 'WordPieceDecoder', 'MetaspaceDecoder', 'BPEDecoder',
+           'ByteFallback', 'Fuse', 'StripDecoder', 'ReplaceDecoder', 'CTC', 'DecoderSequence', 'truncate', 'pad_length',
+           'pad', 'PaddedEncoding', 'PipelineTokenizer', 'encode', 'encode_batch', 'decode', 'from_json_dict',
+           'to_json_dict', 'train', 'quick_normalize', 'quick_trim']
 
 # %% ../nbs/07_pipeline.ipynb #f0327652
 class Normalized:
@@ -79,12 +81,26 @@ def part(stage: str, *names: str):
 class Unsupported(ValueError):
     "A `tokenizer.json` component, or one of its options, that this library does not implement."
 
+_JSON_TYPES = {"bool": (bool, "true or false"), "str": (str, "a string"), "int": (int, "an integer"), "float": ((int, float), "a number"),
+               "dict": (dict, "an object"), "list": (list, "an array"), "None": (type(None), "null")}
+
+def _check_field(stage: str, kind: str, f, v):
+    "Refuse the JSON value `v` of field `f` unless it has the type the field declares (`true` is no number, `\"false\"` no boolean)."
+    names = [t.strip() for t in (f.type if isinstance(f.type, str) else getattr(f.type, "__name__", "")).split("|")]
+    if any(t not in _JSON_TYPES for t in names): return  # (a type JSON does not write: the part checks it)
+    if any(isinstance(v, _JSON_TYPES[t][0]) and not (type(v) is bool and t in ("int", "float")) for t in names): return
+    raise Unsupported(f"{stage} {kind}: {f.name} must be {' or '.join(_JSON_TYPES[t][1] for t in names)}, got {json.dumps(v)[:60]}")
+
+_DEPTH = [0]  # parts being read, one inside the other
+_MAX_DEPTH = 64
+
 def component(stage: str, d) -> object | None:
-    "The `stage` part the JSON object `d` describes (`None` for `null`); `Unsupported` naming its type and key otherwise."
+    """The `stage` part the JSON object `d` describes (`None` for `null`), each field checked against the type its
+    dataclass declares; `Unsupported` naming the part and the key otherwise."""
     if d is None: return None
-    if not isinstance(d, dict): raise Unsupported(f"{stage}: expected an object or null, got {type(d).__name__}")
+    if not isinstance(d, dict): raise Unsupported(f"{stage}: expected an object or null, got {json.dumps(d)[:60]}")
     kind = d.get("type")
-    cls = _PARTS[stage].get(kind)
+    cls = _PARTS[stage].get(kind) if isinstance(kind, str) else None
     if cls is None: raise Unsupported(f"{stage} {kind}: this type is not supported")
     d = cls.legacy(dict(d)) if hasattr(cls, "legacy") else d
     names = {f.name for f in fields(cls)}
@@ -93,7 +109,16 @@ def component(stage: str, d) -> object | None:
             raise Unsupported(f"{stage} {kind}: unknown key {k!r} (known: {sorted(names)})")
     for f in fields(cls):
         if f.default is MISSING and f.default_factory is MISSING and f.name not in d: raise Unsupported(f"{stage} {kind}: missing key {f.name!r}")
-    return cls(**{k: v for k, v in d.items() if k in names})
+        if f.name in d: _check_field(stage, kind, f, d[f.name])
+    if _DEPTH[0] >= _MAX_DEPTH: raise Unsupported(f"{stage} {kind}: parts nested more than {_MAX_DEPTH} deep")
+    _DEPTH[0] += 1
+    try: return cls(**{k: v for k, v in d.items() if k in names})
+    finally: _DEPTH[0] -= 1
+
+def _sequence_parts(stage: str, items: list, owner) -> list:
+    "The parts of a `Sequence` (`owner`): each JSON object read by `component`, each part kept; anything else refused."
+    return [component(stage, d) if isinstance(d, dict) else d if hasattr(d, "stage") else
+            _refuse(owner, f"entry {k}", f"must be a {stage} object, got {json.dumps(d)[:60]}") for k, d in enumerate(items)]
 
 def to_json(p) -> dict | None:
     "The JSON object of part `p` (`None` for none), as HF writes it."
@@ -374,12 +399,27 @@ class Precompiled:
                 else: put(c, new); modified = True
         return transform(n, changes) if modified else n
 
+# %% ../nbs/07_pipeline.ipynb #fa259a89
+_NMT_DROP = "".join(map(chr, [*range(0x01, 0x09), 0x0B, *range(0x0E, 0x20), 0x7F, 0x8F, 0x9F]))
+_NMT_DROP_RE = re.compile(f"[{re.escape(_NMT_DROP)}]")
+_NMT_SPACE = {ord(c): " " for c in "\t\n\x0c\r\u1680\u200b\u200c\u200d\u200e\u200f\u2028\u2029\u2581\ufeff\ufffd"}
+
+@part("normalizer", "Nmt")
+@dataclass
+class Nmt:
+    "SentencePiece's NMT rule: control characters dropped, other invisible or space-like characters written as a space."
+    def normalize(self, n: Normalized) -> Normalized:
+        if _NMT_DROP_RE.search(n.text): n = _keep(n, lambda c: c not in _NMT_DROP)
+        return Normalized(n.text.translate(_NMT_SPACE), n.align)
+    def quick(self, text: str, pos):  # its fast form (see "Making it fast"): one character for one, unless one is dropped
+        return None if _NMT_DROP_RE.search(text) else (text.translate(_NMT_SPACE), pos)
+
 # %% ../nbs/07_pipeline.ipynb #09c94c6a
 @part("normalizer", "Sequence")
 @dataclass
 class NormalizerSequence:
     normalizers: list  # the parts, applied in order
-    def __post_init__(self): self.normalizers = [component("normalizer", d) if isinstance(d, dict) else d for d in self.normalizers]
+    def __post_init__(self): self.normalizers = _sequence_parts("normalizer", self.normalizers, self)
     def normalize(self, n: Normalized) -> Normalized:
         for p in self.normalizers: n = p.normalize(n)
         return n
@@ -460,6 +500,20 @@ class CharDelimiterSplit:
     delimiter: str
     def pre_tokenize(self, piece): return _cut(piece, _char_spans(piece.text, self.delimiter.__eq__), "Removed")
 
+# %% ../nbs/07_pipeline.ipynb #f4afae76
+@part("pre_tokenizer", "FixedLength")
+@dataclass
+class FixedLength:
+    "Pieces of `length` characters (the last may be shorter)."
+    length: int = 5
+    def __post_init__(self):
+        if type(self.length) is not int or self.length < 1: _refuse(self, "length", f"must be a positive integer, got {self.length!r}")
+    def pre_tokenize(self, piece: Normalized) -> list[Normalized]:
+        return [piece.slice(s, s + self.length) for s in range(0, len(piece.text), self.length)]
+    def cut(self, text: str) -> tuple[list[str], list[int]]:  # its fast form (see "Making it fast")
+        starts = list(range(0, len(text), self.length))
+        return [text[s:s + self.length] for s in starts], starts
+
 # %% ../nbs/07_pipeline.ipynb #e11405a1
 _WS_SET = frozenset(WHITE_SPACE)
 _WORDS = regex.compile(r"\w+|[^\w\s]+", regex.V0)
@@ -522,6 +576,18 @@ class ByteLevel:
             for w in pretokenize(piece.text): s += len(w); ends.append(s)
             return [_to_bytes(piece.slice(a, b)) for a, b in zip([0] + ends, ends)]
         return [_to_bytes(piece.slice(*m.span())) for m in finditer(_GPT2, piece.text)]
+
+# %% ../nbs/07_pipeline.ipynb #25757592
+_ASCII_BYTES = {b: _BYTE_CHARS[b] for b in range(128)}
+
+@part("normalizer", "ByteLevel")
+@dataclass
+class ByteLevelNormalizer:
+    "Each character written as the byte symbols of its UTF-8 bytes, as the `ByteLevel` pre-tokenizer writes its pieces; each symbol aligned to its character."
+    def normalize(self, n: Normalized) -> Normalized: return _to_bytes(n)
+    def quick(self, text: str, pos):  # its fast form (see "Making it fast"): ASCII is one symbol a character
+        if text.isascii(): return text.translate(_ASCII_BYTES), pos
+        return _to_bytes(Normalized(text)).text, [p for c, p in zip(text, _positions(text, pos)) for _ in c.encode("utf-8", "surrogatepass")]
 
 # %% ../nbs/07_pipeline.ipynb #2c5939bd
 _SCHEMES = ("always", "first", "never")
@@ -600,7 +666,7 @@ class UnicodeScripts:
 @dataclass
 class PreTokenizerSequence:
     pretokenizers: list  # the parts, applied in order to every piece
-    def __post_init__(self): self.pretokenizers = [component("pre_tokenizer", d) if isinstance(d, dict) else d for d in self.pretokenizers]
+    def __post_init__(self): self.pretokenizers = _sequence_parts("pre_tokenizer", self.pretokenizers, self)
     def pre_tokenize(self, piece: Normalized) -> list[Normalized]:
         pieces = [piece]
         for p in self.pretokenizers: pieces = [q for x in pieces for q in p.pre_tokenize(x)]
@@ -740,6 +806,7 @@ class WordPieceModel:
         if self.unk_token not in self.vocab: _refuse(self, "unk_token", f"{self.unk_token!r} is not in the vocab")
 
     def tokenize(self, word: str) -> list[tuple[int, int, int]]:
+        if word in self.vocab and len(word) <= self.max_input_chars_per_word: return [(self.vocab[word], 0, len(word))]  # (the longest match)
         out, k, cut = [], 0, len(self.continuing_subword_prefix)
         for j, p in enumerate(wordpiece_split(word, self.vocab, self.unk_token, self.continuing_subword_prefix, self.max_input_chars_per_word)):
             n = len(word) if p == self.unk_token and k == 0 else len(p) - (cut if j else 0)
@@ -791,6 +858,8 @@ def _template(p, name: str) -> list[tuple[str, str, int]]:
         (kind, v), = x.items() if isinstance(x, dict) and len(x) == 1 else [(None, None)]
         if kind not in ("Sequence", "SpecialToken") or set(v) != {"id", "type_id"}: _refuse(p, name, f"entry {x!r} is not a Sequence or SpecialToken")
         if kind == "SpecialToken" and v["id"] not in p.special_tokens: _refuse(p, name, f"names {v['id']!r}, which is not in special_tokens")
+        if kind == "Sequence" and v["id"] not in ("A", "B")[:1 + (name == "pair")]: _refuse(p, name, f"names sequence {v['id']!r}; the {name} template has {'A' if name == 'single' else 'A and B'}")
+        if type(v["type_id"]) is not int or v["type_id"] < 0: _refuse(p, name, f"entry {x!r}: type_id must be an integer >= 0")
         out.append((kind, v["id"], v["type_id"]))
     return out
 
@@ -802,7 +871,12 @@ class TemplateProcessing:
     special_tokens: dict  # name -> {"id": name, "ids": [...], "tokens": [...]}
     ignored = ("add_prefix_space", "trim_offsets", "use_regex")  # found in real files; HF ignores them too
 
-    def __post_init__(self): self._single, self._pair = _template(self, "single"), _template(self, "pair")
+    def __post_init__(self):
+        for name, s in self.special_tokens.items():
+            if not (isinstance(s, dict) and isinstance(s.get("ids"), list) and isinstance(s.get("tokens"), list) and len(s["ids"]) == len(s["tokens"])
+                    and all(type(i) is int and i >= 0 for i in s["ids"]) and all(isinstance(t, str) for t in s["tokens"])):
+                _refuse(self, "special_tokens", f"entry {name!r} must hold as many ids (integers >= 0) as tokens (strings)")
+        self._single, self._pair = _template(self, "single"), _template(self, "pair")
 
     def added(self, pair: bool) -> int:
         return sum(len(self.special_tokens[i]["ids"]) for k, i, _ in (self._pair if pair else self._single) if k == "SpecialToken")
@@ -872,7 +946,7 @@ class BertProcessing:
 @dataclass
 class ProcessorSequence:
     processors: list
-    def __post_init__(self): self.processors = [component("post_processor", d) if isinstance(d, dict) else d for d in self.processors]
+    def __post_init__(self): self.processors = _sequence_parts("post_processor", self.processors, self)
     def added(self, pair): return sum(p.added(pair) for p in self.processors)
     def process(self, encs, add_special_tokens, trim=None):
         for p in self.processors[:-1]:  # HF passes the parts on separately until the last
@@ -895,10 +969,8 @@ class ByteLevelDecoder:
         return [data.decode("utf-8", "replace")]
 
 # %% ../nbs/07_pipeline.ipynb #ea80c18c
-_CLEANUP = [(" .", "."), (" ?", "?"), (" !", "!"), (" ,", ","), (" ' ", "'"), (" n't", "n't"), (" 'm", "'m"),
-            (" do not", " don't"), (" 's", "'s"), (" 've", "'ve"), (" 're", "'re")]
-
 def _clean(t: str) -> str:
+    "HF's clean-up of decoded text: no space before punctuation and contractions (`WordPiece`'s table)."
     for a, b in _CLEANUP: t = t.replace(a, b)
     return t
 
@@ -998,7 +1070,7 @@ class CTC:
 @dataclass
 class DecoderSequence:
     decoders: list
-    def __post_init__(self): self.decoders = [component("decoder", d) if isinstance(d, dict) else d for d in self.decoders]
+    def __post_init__(self): self.decoders = _sequence_parts("decoder", self.decoders, self)
     def decode_chain(self, tokens):
         for d in self.decoders: tokens = d.decode_chain(tokens)
         return tokens
@@ -1056,6 +1128,7 @@ class PaddedEncoding(Encoding):
 
 _TOP_KEYS = {"version", "truncation", "padding", "added_tokens", "normalizer", "pre_tokenizer", "model", "post_processor", "decoder"}
 part("model", "Unigram")(Unigram)
+Unigram.unknown_is_text = True  # an unknown token's text is the text it stands for (HF's Unigram), not the unknown piece
 
 def _model_type(m) -> str | None:
     "The model type HF infers when `model` has no `type` (older files): from the keys it holds."
@@ -1084,11 +1157,12 @@ class PipelineTokenizer(Tokenizer):
 # %% ../nbs/07_pipeline.ipynb #ef1906fd
 def _words(self: PipelineTokenizer, n: Normalized, type_id: int) -> Tokens:
     "The model's tokens of normalized text `n` (no added tokens in it), with offsets in the original text."
-    out, tok, unigram = Tokens(), self._id_token, isinstance(self.model, Unigram)
+    out, tok = Tokens(), self._id_token
+    unk = self.model.unk_id if getattr(self.model, "unknown_is_text", False) else None
     for piece in (self.pre_tokenizer.pre_tokenize(n) if self.pre_tokenizer is not None else [n] if n.text else []):
         for i, s, e in self.model.tokenize(piece.text):
             out.ids.append(i); out.offsets.append(piece.original(s, e))
-            out.tokens.append(piece.text[s:e] if unigram and i == self.model.unk_id else tok[i])
+            out.tokens.append(piece.text[s:e] if i == unk else tok[i])
     k = len(out.ids)
     out.type_ids, out.special = [type_id] * k, [0] * k
     return out
@@ -1260,131 +1334,249 @@ def _positions(text: str, pos) -> list[int]:
     return pos if type(pos) is list else [pos[1]] * pos[0] + list(range(pos[1], pos[1] + len(text) - pos[0]))
 
 def quick_normalize(p, text: str, pos=(0, 0)) -> tuple[str, list[int] | tuple[int, int]] | None:
-    """`(text, pos)` after normalizer `p` while each character stands for one original character: `pos` lists their
-    positions, or is `(lead, skip)` for the identity (`lead` characters put before the first, then character `lead + k`
-    is original `skip + k`); `None` where `p` does more (then the reference alignment is needed)."""
-    t = type(p)
-    if t is NormalizerSequence: return reduce(lambda out, q: out and quick_normalize(q, *out), p.normalizers, (text, pos))
-    if t is Prepend: return (p.prepend + text, (pos[0] + len(p.prepend), pos[1]) if type(pos) is tuple else [pos[0]] * len(p.prepend) + pos) if text else (text, pos)
-    if t is Precompiled and p._map is not None and (parts := p._map.cut(text)) != [text]:
-        if parts is None: return None  # graphemes of several characters
-        dense = len(parts) > len(text)  # mostly characters it may replace (CJK, full-width): one step for each is quicker
-        new = list(map(p._map._known[2].get, *[text if dense else parts[1::2]] * 2))
-        if not all(new): return None  # deletions (HF aligns them its own way)
-        if dense: return "".join(new), [q for q, r in zip(_positions(text, pos), new) for _ in r]
-        parts[1::2] = new
-        marks = list(map(b"\x01".__mul__, map(len, parts)))  # 1 where a character stands for the next original one,
-        marks[1::2] = map(b"\x01".ljust, map(len, new), repeat(b"\x00"))  # 0 for the rest of a replacement
-        simple = type(pos) is tuple and not pos[0]
-        at = accumulate(b"".join(marks), initial=pos[1] - 1 if simple else -1); next(at)
-        return "".join(parts), list(at) if simple else list(map(_positions(text, pos).__getitem__, at))
-    if t is BertNormalizer:
-        if p.clean_text and _ASCII_CONTROL.search(text): return None
-        if text.isascii(): return _normalize_ascii(text, p.lowercase, p.clean_text), pos  # `WordPiece`'s, for the common case
-        plain, strip = p.__dict__.setdefault("_plain", set()), p.lowercase if p.strip_accents is None else p.strip_accents
-        for c in set(text) - plain if not text.isascii() else ():  # non-ASCII characters the parts would drop, space or split: none
-            if c > "\x7f" and (p.clean_text and (c == "\ufffd" or _CONTROL_RE.match(c)) or p.handle_chinese_chars and _CJK_RE.match(c)
-                                or strip and (unicodedata.normalize("NFD", c) != c or unicodedata.combining(c) or _MARK_RE.match(c))): return None
-            plain.add(c)
-        text = text.translate(_SPACE_TABLE) if p.clean_text else text
-        if not p.lowercase: return text, pos
-    if t is Lowercase or t is BertNormalizer: low = _lower(text); return (low, pos) if len(low) == len(text) else None
-    if t is Strip:
-        a = len(text) - len(text.lstrip(WHITE_SPACE)) if p.strip_left else 0
-        b = max(a, len(text.rstrip(WHITE_SPACE)) if p.strip_right else len(text))
-        if a == 0 and b == len(text): return text, pos
-        return text[a:b], (pos[0], pos[1] + a) if type(pos) is tuple and not (a and pos[0]) and b >= pos[0] else _positions(text, pos)[a:b]
-    if t is Replace:
-        one = p.pattern.get("String")
-        if one is not None and len(one) == len(p.content) == 1: return text.replace(one, p.content), pos
-        spans = find_spans(p._re, text)
-        if not spans: return text, pos
-        if spans[0][1] == 0 and p.content: return None  # inserted at the start, the content stands for no character
-        pos, out, new, last = _positions(text, pos), [], [], 0
-        for s, e in spans: out += [text[last:s], p.content]; new += pos[last:s] + [pos[e - 1]] * len(p.content); last = e
-        return "".join(out) + text[last:], new + pos[last:]
-    return (text, pos) if p is None or t is Precompiled or t in (StripAccents, NFC, NFD, NFKC, NFKD) and text.isascii() else None
+    """`(text, pos)` after normalizer `p` (`None`: no normalizer) by its fast form, `p.quick(text, pos)`, while each
+    character stands for one original character: `pos` lists their positions, or is `(lead, skip)` for the identity
+    (`lead` characters put before the first, then character `lead + k` is original `skip + k`). `None` where `p` does
+    more, or has no fast form: then the reference alignment is needed."""
+    if p is None: return text, pos
+    quick = getattr(p, "quick", None)
+    return quick(text, pos) if quick is not None else None
+
+# %% ../nbs/07_pipeline.ipynb #debdfb30
+def _quick_sequence(self: NormalizerSequence, text: str, pos):
+    "Each part's fast form in turn; `None` as soon as one has none."
+    for q in self.normalizers:
+        if (got := quick_normalize(q, text, pos)) is None: return None
+        text, pos = got
+    return text, pos
+
+def _quick_prepend(self: Prepend, text: str, pos):
+    if not text: return text, pos
+    return self.prepend + text, (pos[0] + len(self.prepend), pos[1]) if type(pos) is tuple else [pos[0]] * len(self.prepend) + pos
+
+def _quick_lowercase(self, text: str, pos):
+    "Lower-cased, where no character becomes several (`İ`)."
+    low = _lower(text)
+    return (low, pos) if len(low) == len(text) else None
+
+def _quick_ascii(self, text: str, pos):
+    "The text unchanged where it is ASCII (the Unicode forms and `StripAccents` change none of it), else `None`."
+    return (text, pos) if text.isascii() else None
+
+def _quick_strip(self: Strip, text: str, pos):
+    a = len(text) - len(text.lstrip(WHITE_SPACE)) if self.strip_left else 0
+    b = max(a, len(text.rstrip(WHITE_SPACE)) if self.strip_right else len(text))
+    if a == 0 and b == len(text): return text, pos
+    return text[a:b], (pos[0], pos[1] + a) if type(pos) is tuple and not (a and pos[0]) and b >= pos[0] else _positions(text, pos)[a:b]
+
+def _quick_replace(self: Replace, text: str, pos):
+    one = self.pattern.get("String")
+    if one is not None and len(one) == len(self.content) == 1: return text.replace(one, self.content), pos
+    spans = find_spans(self._re, text)
+    if not spans: return text, pos
+    if spans[0][1] == 0 and self.content: return None  # inserted at the start, the content stands for no character
+    pos, out, new, last = _positions(text, pos), [], [], 0
+    for s, e in spans: out += [text[last:s], self.content]; new += pos[last:s] + [pos[e - 1]] * len(self.content); last = e
+    return "".join(out) + text[last:], new + pos[last:]
+
+NormalizerSequence.quick, Prepend.quick, Lowercase.quick, Strip.quick, Replace.quick = _quick_sequence, _quick_prepend, _quick_lowercase, _quick_strip, _quick_replace
+_UnicodeForm.quick = StripAccents.quick = _quick_ascii  # (NFC, NFD, NFKC and NFKD share `_UnicodeForm`'s)
+
+# %% ../nbs/07_pipeline.ipynb #44da7e25
+def _quick_bert(self: BertNormalizer, text: str, pos):
+    "BERT's four steps where they drop, split and decompose nothing: ASCII by `WordPiece`'s own function, else character by character."
+    if self.clean_text and _ASCII_CONTROL.search(text): return None
+    if text.isascii(): return _normalize_ascii(text, self.lowercase, self.clean_text), pos  # (the common case)
+    plain, strip = self.__dict__.setdefault("_plain", set()), self.lowercase if self.strip_accents is None else self.strip_accents
+    for c in set(text) - plain:  # non-ASCII characters the parts would drop, space or split: none
+        if c > "\x7f" and (self.clean_text and (c == "\ufffd" or _CONTROL_RE.match(c)) or self.handle_chinese_chars and _CJK_RE.match(c)
+                            or strip and (unicodedata.normalize("NFD", c) != c or unicodedata.combining(c) or _MARK_RE.match(c))): return None
+        plain.add(c)
+    text = text.translate(_SPACE_TABLE) if self.clean_text else text
+    return _quick_lowercase(self, text, pos) if self.lowercase else (text, pos)
+
+def _quick_precompiled(self: Precompiled, text: str, pos):
+    "The map's replacements, where each replaced character becomes characters that stand for it (no deletion, no grapheme looked up whole)."
+    if self._map is None or (parts := self._map.cut(text)) == [text]: return text, pos
+    if parts is None: return None  # graphemes of several characters
+    dense = len(parts) > len(text)  # mostly characters it may replace (CJK, full-width): one step for each is quicker
+    new = list(map(self._map._known[2].get, *[text if dense else parts[1::2]] * 2))
+    if not all(new): return None  # deletions (HF aligns them its own way)
+    if dense: return "".join(new), [q for q, r in zip(_positions(text, pos), new) for _ in r]
+    parts[1::2] = new
+    marks = list(map(b"\x01".__mul__, map(len, parts)))  # 1 where a character stands for the next original one,
+    marks[1::2] = map(b"\x01".ljust, map(len, new), repeat(b"\x00"))  # 0 for the rest of a replacement
+    simple = type(pos) is tuple and not pos[0]
+    at = accumulate(b"".join(marks), initial=pos[1] - 1 if simple else -1); next(at)
+    return "".join(parts), list(at) if simple else list(map(_positions(text, pos).__getitem__, at))
+
+BertNormalizer.quick, Precompiled.quick = _quick_bert, _quick_precompiled
 
 # %% ../nbs/07_pipeline.ipynb #23664b1a
-_WS_CLASS = "".join(f"\\u{ord(c):04x}" for c in WHITE_SPACE)
-_ASCII_WS, _ASCII_PUNCT = " \t\n\x0b\x0c\r", "!-/:-@\\[-`{-~"
-_CUT_RE = {WhitespaceSplit: (re.compile(f"[^{_ASCII_WS}]+"), re.compile(f"[^{_WS_CLASS}]+")),  # for ASCII text, for any text
-           BertPreTokenizer: (re.compile(f"[{_ASCII_PUNCT}]|[^{_ASCII_WS}{_ASCII_PUNCT}]+"), re.compile(f"[{_PUNCT_CLASS}]|[^{_PUNCT_CLASS}{_WS_CLASS}]+"))}
-_CUTTERS = (Split, Punctuation, Digits, CharDelimiterSplit, Whitespace, WhitespaceSplit, BertPreTokenizer, UnicodeScripts)
+class _NotSlices(Exception):
+    "A pre-tokenizer without a fast form gave pieces that are not slices of its text: that text takes the reference."
 
-def _cut_words(p, text: str) -> tuple[list[str], list[int]]:
-    "The pieces pre-tokenizer `p` (one that only cuts) cuts `text` into, and where each starts."
-    if type(p) in _CUT_RE:
-        ms = list(_CUT_RE[type(p)][not text.isascii()].finditer(text))
-        return list(map(re.Match.group, ms)), list(map(re.Match.start, ms))
-    spans = [(q.align[0][0], q.align[-1][1]) for q in p.pre_tokenize(Normalized(text))]
+def _cut_by_reference(self, text: str) -> tuple[list[str], list[int]]:
+    "`cut` for a part that only cuts: the pieces `pre_tokenize` gives, and where each starts."
+    spans = [(q.align[0][0], q.align[-1][1]) for q in self.pre_tokenize(Normalized(text))]
     return [text[s:e] for s, e in spans], [s for s, _ in spans]
 
-def _last_words(p, text: str, first: bool, cut) -> tuple[int, list[str]]:
-    "What the last pre-tokenizer `p` (`ByteLevel`, `Metaspace` or none) makes of `text`: characters put before it, and pieces (which cover it)."
-    t, pre = text, 0
-    if type(p) is ByteLevel and p.add_prefix_space and text and not text.startswith(" "): t, pre = " " + text, 1
-    if type(p) is Metaspace:
-        t = text.replace(" ", p.replacement)
-        if t and not t.startswith(p.replacement) and (p.prepend_scheme == "always" or p.prepend_scheme == "first" and first): t, pre = p.replacement + t, 1
-    if type(p) is ByteLevel and p.use_regex:
-        if t.isascii(): return pre, pretokenize(t)
-        ends = [0, *accumulate(map(len, _GPT2.findall(t.translate(_UNASSIGNED))))]  # (the translation may change characters)
-        return pre, list(map(t.__getitem__, map(slice, ends, ends[1:])))
-    return pre, cut.findall(t) if cut is not None else [t] if t else []
+# these only cut: their pieces are slices of the text (a part added later says so by defining `cut`)
+for _p in (Split, Punctuation, Digits, CharDelimiterSplit, Whitespace, UnicodeScripts): _p.cut = _cut_by_reference
+
+def _cut_by_pattern(ascii_re: re.Pattern, any_re: re.Pattern):
+    "A `cut` by one regular expression (`re`, faster than `regex` on these plain classes): `ascii_re` for ASCII text, else `any_re`."
+    def cut(self, text: str) -> tuple[list[str], list[int]]:
+        ms = list((ascii_re if text.isascii() else any_re).finditer(text))
+        return list(map(re.Match.group, ms)), list(map(re.Match.start, ms))
+    cut.patterns = ascii_re, any_re
+    return cut
+
+_WS_CLASS = "".join(f"\\u{ord(c):04x}" for c in WHITE_SPACE)
+_ASCII_WS, _ASCII_PUNCT = " \t\n\x0b\x0c\r", "!-/:-@\\[-`{-~"
+WhitespaceSplit.cut = _cut_by_pattern(re.compile(f"[^{_ASCII_WS}]+"), re.compile(f"[^{_WS_CLASS}]+"))
+BertPreTokenizer.cut = _cut_by_pattern(re.compile(f"[{_ASCII_PUNCT}]|[^{_ASCII_WS}{_ASCII_PUNCT}]+"),
+                                       re.compile(f"[{_PUNCT_CLASS}]|[^{_PUNCT_CLASS}{_WS_CLASS}]+"))
+
+def _cut_words(p, text: str) -> tuple[list[str], list[int]]:
+    """The pieces pre-tokenizer `p` cuts `text` into, and where each starts: its fast form `p.cut`, or else its
+    `pre_tokenize`, whose pieces must then be slices of `text` (`_NotSlices` otherwise)."""
+    if (cut := getattr(p, "cut", None)) is not None: return cut(text)
+    words, starts, last = [], [], 0
+    for q in p.pre_tokenize(Normalized(text)):
+        s = q.align[0][0] if q.align else last
+        if s < last or q.text != text[s:s + len(q.text)] or q.align != [(i, i + 1) for i in range(s, s + len(q.text))]: raise _NotSlices
+        words.append(q.text); starts.append(s); last = s + len(q.text)
+    return words, starts
+
+PreTokenizerSequence.cut = lambda self, text: _cut_all(self.pretokenizers, text)  # a sequence of parts that cut cuts
+
+def _cut_all(cutters: list, text: str) -> tuple[list[str], list[int]]:
+    "`_cut_words` of each part of `cutters` in turn, on each piece of the one before."
+    if len(cutters) == 1: return _cut_words(cutters[0], text)
+    words, starts = [text] if text else [], [0] if text else []
+    for p in cutters:
+        got = [(_cut_words(p, w), s) for w, s in zip(words, starts)]
+        words = [x for (ws, _), _ in got for x in ws]
+        starts = [s + x for (_, xs), s in got for x in xs]
+    return words, starts
+
+# %% ../nbs/07_pipeline.ipynb #ddae7927
+def _rewrite_byte_level(self: ByteLevel, text: str, first: bool) -> tuple[int, list[str]]:
+    "A space put before the text (if asked), then GPT-2's pieces; each is written as bytes by the model's look-up."
+    t, pre = (" " + text, 1) if self.add_prefix_space and text and not text.startswith(" ") else (text, 0)
+    if not self.use_regex: return pre, [t] if t else []
+    if t.isascii(): return pre, pretokenize(t)
+    ends = [0, *accumulate(map(len, _GPT2.findall(t.translate(_UNASSIGNED))))]  # (the translation may change characters)
+    return pre, list(map(t.__getitem__, map(slice, ends, ends[1:])))
+
+@lru_cache
+def _metaspace_pieces(r: str) -> re.Pattern: return re.compile(f"{re.escape(r)}[^{re.escape(r)}]*|[^{re.escape(r)}]+")
+
+def _rewrite_metaspace(self: Metaspace, text: str, first: bool) -> tuple[int, list[str]]:
+    "Spaces written as the replacement, one put before the text as `prepend_scheme` says, cut before each."
+    r, t, pre = self.replacement, text.replace(" ", self.replacement), 0
+    if t and not t.startswith(r) and (self.prepend_scheme == "always" or self.prepend_scheme == "first" and first): t, pre = r + t, 1
+    return pre, _metaspace_pieces(r).findall(t) if self.split else [t] if t else []
+
+def _one_piece_metaspace(self: Metaspace, w: str, first: bool) -> tuple[int, str] | None:
+    "The one piece `w` becomes (and the characters put before it), where it has no space nor replacement in it."
+    if " " in w or self.replacement in w: return None
+    p = int(self.prepend_scheme == "always" or first and self.prepend_scheme == "first")
+    return p, self.replacement * p + w
+
+ByteLevel.rewrite, ByteLevel.byte_level = _rewrite_byte_level, True  # (its pieces' symbols are their UTF-8 bytes)
+Metaspace.rewrite, Metaspace.one_piece = _rewrite_metaspace, _one_piece_metaspace
+Metaspace.first_differs = property(lambda self: self.prepend_scheme == "first")  # the text's first piece is written apart
+Metaspace.cuts = property(lambda self: self.split)
+
+def _last_words(last, text: str, first: bool, cut) -> tuple[int, list[str]]:
+    """What the last pre-tokenizer `last` (one that rewrites, or `None`) makes of `text`: characters put before it, and
+    pieces (which cover it); `cut`: the model's own safe cuts (`BPE.safe_cut`), or `None`."""
+    if last is None: return 0, cut.findall(text) if cut is not None else [text] if text else []
+    pre, words = last.rewrite(text, first)
+    return pre, words if cut is None else [x for w in words for x in cut.findall(w)]
+
+# %% ../nbs/07_pipeline.ipynb #1dc1fedc
+def _safe_cut(self: BPE) -> re.Pattern | None:
+    """A pattern that cuts a whole text (no pre-tokenizer: Llama-2) where no merge joins, so each part merges alone: before
+    a `▁` that follows another character, if no merge makes a token with `▁` after another character. `None` where the
+    symbols are not plain characters, or a character may be dropped (HF then gives the tokens after it offsets that depend
+    on the whole text)."""
+    if "▁" not in self.vocab or self.ignore_merges or self.continuing_subword_prefix or self.end_of_word_suffix: return None
+    if self.unk_token is None and not self.byte_fallback or any("▁" in (a + b).lstrip("▁") for a, b in self.merges): return None
+    return re.compile("▁+[^▁]*|[^▁]+")
+
+BPE.safe_cut = _safe_cut
 
 def _fast_plan(self: PipelineTokenizer) -> tuple | None:
-    "`(cutter, last, cut)`: a pre-tokenizer that only cuts, the last one, the pattern it cuts with; `None` where they are others."
+    """`(cutters, last, cut)`: the pre-tokenizers that cut, the last one if it rewrites its pieces (it has `rewrite`), and
+    the model's safe cuts where it sees whole texts; `None` where a part that rewrites comes before another."""
     pt, m = self.pre_tokenizer, self.model
-    parts = pt.pretokenizers if type(pt) is PreTokenizerSequence else [pt] if pt is not None else []
-    last = parts[-1] if parts and type(parts[-1]) in (ByteLevel, Metaspace) else None
-    cutters = parts[:-1] if last is not None else parts
-    if len(cutters) > 1 or cutters and type(cutters[0]) not in _CUTTERS: return None
-    cutter = cutters[0] if cutters else None
-    if type(last) is Metaspace and last.split: r = re.escape(last.replacement); return cutter, last, re.compile(f"{r}[^{r}]*|[^{r}]+")
-    whole = not cutters and type(last) is not ByteLevel and type(m) is BPE and "▁" in m.vocab  # the model sees whole texts:
-    safe = not (m.ignore_merges or m.continuing_subword_prefix or m.end_of_word_suffix) and (m.unk_token is not None or m.byte_fallback) if whole else False  # cut where no merge joins
-    # (and no character is dropped: HF gives the tokens after a dropped one offsets that depend on the whole text)
-    return cutter, last, re.compile("▁+[^▁]*|[^▁]+") if safe and not any("▁" in (a + b).lstrip("▁") for a, b in m.merges) else None  # (`re` finds these plain classes faster than `regex`)
+    parts = [] if pt is None else list(getattr(pt, "pretokenizers", [pt]))  # a sequence's parts, one by one
+    last = parts.pop() if parts and hasattr(parts[-1], "rewrite") else None
+    if any(hasattr(p, "rewrite") for p in parts): return None
+    whole = not parts and not getattr(last, "cuts", False) and not getattr(last, "byte_level", False)
+    return parts, last, m.safe_cut() if whole and hasattr(m, "safe_cut") else None
 
 # %% ../nbs/07_pipeline.ipynb #86d97843
-def _bpe_bases(m, byte_level: bool):
-    "The id of each base symbol (a byte, or a character; `None` if not in the vocab) where BPE's symbols are just these, else `None`."
-    if type(m) is not BPE or m._width is None or m.ignore_merges or m.continuing_subword_prefix or m.end_of_word_suffix: return None
-    return [m.vocab.get(c) for c in _BYTE_CHARS].__getitem__ if byte_level else m.vocab.get
-
-def _bpe_ids(m: BPE, bases, byte_level: bool, w: str) -> tuple | bool:
+def _bpe_ids(bases, pairs: dict, shift: int, byte_level: bool, w: str) -> tuple | bool:
     "The ids of piece `w` by `merge_ids`, or `False` where a symbol of it is not in the vocab (then the model's own rules apply)."
     ids = list(map(bases, w.encode("utf-8", "surrogatepass") if byte_level else w))
-    return False if None in ids else tuple(merge_ids(ids, m._pairs, m._shift))
+    return False if None in ids else tuple(merge_ids(ids, pairs, shift))
 
-def _unigram_ids(m: Unigram, id_token: dict, w: str) -> tuple | bool:
+def _piece_ids_bpe(self: BPE, byte_level: bool):
+    """A function from a piece to its ids (`_bpe_ids`), where BPE's base symbols are just the piece's bytes
+    (`byte_level`) or characters; `None` where they are not (a prefix, a suffix, merges of uneven widths)."""
+    if self._width is None or self.ignore_merges or self.continuing_subword_prefix or self.end_of_word_suffix: return None
+    bases = [self.vocab.get(c) for c in _BYTE_CHARS].__getitem__ if byte_level else self.vocab.get
+    return partial(_bpe_ids, bases, self._pairs, self._shift, byte_level)  # (holds no tokenizer: one is freed as soon as it is dropped)
+
+def _unigram_ids(m: Unigram, w: str) -> tuple | bool:
     "The ids of piece `w` by Viterbi (an unknown token as minus its length), or `False` where a token's text is not its part of `w` (byte fallback's `<0xNN>`)."
     toks, unk = m._tokenize(w), m.unk_id  # (the caller caches the ids)
     ids = tuple(s - e if i == unk else i for i, s, e in toks)
-    return ids if not m.byte_fallback or all(i < 0 or id_token[i] == w[s:e] for i, (_, s, e) in zip(ids, toks)) else False
+    return ids if not m.byte_fallback or all(i < 0 or m.vocab[i][0] == w[s:e] for i, (_, s, e) in zip(ids, toks)) else False
+
+def _piece_ids_unigram(self: Unigram, byte_level: bool):
+    "`_unigram_ids` of this model, where its pieces are characters (not bytes)."
+    return None if byte_level else partial(_unigram_ids, self)
+
+BPE.piece_ids, Unigram.piece_ids = _piece_ids_bpe, _piece_ids_unigram
+Unigram.tokenize_uncached = Unigram._tokenize  # for a caller that caches the result itself
 
 # %% ../nbs/07_pipeline.ipynb #01dc5e05
-def _fast_state(self: PipelineTokenizer) -> tuple | bool:
-    "The plan and its caches (`False` where the fast path does not apply): made once, at the first `encode`."
+class _FastState(NamedTuple):
+    "What the fast path needs, made once at the first `encode` (see `_fast_state`)."
+    cutters: list  # the pre-tokenizers that cut, in order
+    last: object  # the last pre-tokenizer if it rewrites its pieces (`ByteLevel`, `Metaspace`), else `None`
+    cut: re.Pattern | None  # the model's safe cuts of a whole text (`BPE.safe_cut`)
+    byte_level: bool  # the model's symbols are the pieces' UTF-8 bytes
+    entries: dict  # piece after `last` -> its (ids, tokens, offsets)
+    cut_entries: dict  # piece after the cutters -> its (ids, tokens, offsets)
+    ids: dict | None  # piece -> its ids alone, by the model's `piece_ids` (`None`: the model has no such form)
+    unknowns: bool  # those ids may hold unknown tokens, as minus their length (`unknown_is_text`)
+    trim: bool  # the post-processor's trimming is done as the offsets are made
+
+def _fast_state(self: PipelineTokenizer) -> _FastState | bool:
+    "The plan and its caches, from what each part offers; `False` where the plan does not apply (then `encode` takes the reference)."
     plan = _fast_plan(self)
     if not plan: return False
-    uni, byte_level = type(self.model) is Unigram and type(plan[1]) is not ByteLevel, type(plan[1]) is ByteLevel  # Unigram's tokens are its pieces but for unknown ones and byte fallback
-    bases = _bpe_bases(self.model, byte_level)  # (the cache's function holds no `self`: a tokenizer is freed as soon as it is dropped)
-    ids_of = partial(_unigram_ids, self.model, self._id_token) if uni else partial(_bpe_ids, self.model, bases, byte_level)
-    pp = self.post_processor  # its trimming takes each token alone: done by `_one_fast`, as the offsets are made
-    trim = type(pp) in (ByteLevelProcessing, RobertaProcessing) and pp.trim_offsets and not pp.add_prefix_space
-    return (*plan, ({}, {}, _WordCache(ids_of, 100_000)), uni or bases, trim)
+    byte_level = getattr(plan[1], "byte_level", False)
+    ids_of = self.model.piece_ids(byte_level) if hasattr(self.model, "piece_ids") else None
+    trim = bool(getattr(self.post_processor, "trims_alone", False))  # its trimming takes each token alone
+    unknowns = getattr(self.model, "unknown_is_text", False)
+    return _FastState(*plan, byte_level, {}, {}, None if ids_of is None else _WordCache(ids_of, 100_000), unknowns, trim)
+
+ByteLevelProcessing.trims_alone = RobertaProcessing.trims_alone = property(lambda self: self.trim_offsets and not self.add_prefix_space)
 
 # %% ../nbs/07_pipeline.ipynb #9411532a
 def _model_entry(self: PipelineTokenizer, w: str, pre: int) -> tuple:
     "`(ids, tokens, offsets)` of the model's tokens of piece `w`, which starts with `pre` characters put before the text."
-    m, byte_level = self.model, type(self._fast[1]) is ByteLevel
-    if type(m) is WordPieceModel and not pre and not byte_level and w in m.vocab and len(w) <= m.max_input_chars_per_word:  # a whole word
-        return [m.vocab[w]], [self._id_token[m.vocab[w]]], [(0, len(w))]
+    m, byte_level = self.model, self._fast.byte_level
     word = "".join(_BYTE_CHARS[b] for b in w.encode("utf-8", "surrogatepass")) if byte_level else w
-    uni = isinstance(m, Unigram)  # (the entry is cached: Unigram's own cache would hold its tokens twice)
-    toks, unk = (m._tokenize if uni else m.tokenize)(word), m.unk_id if uni else None
+    toks = getattr(m, "tokenize_uncached", m.tokenize)(word)  # (the entry is cached: the model's own cache would hold it twice)
+    unk = m.unk_id if getattr(m, "unknown_is_text", False) else None
     tokens = [word[s:e] if i == unk else self._id_token[i] for i, s, e in toks]
     if byte_level and not w.isascii():
         char_of = [k for k, c in enumerate(w) for _ in c.encode("utf-8", "surrogatepass")]
@@ -1397,23 +1589,23 @@ PipelineTokenizer._model_entry = _model_entry
 def _fast_words(self: PipelineTokenizer, text: str, base: int, first: bool, ids: list, tokens: list, offsets: list, cutting: bool = True,
                 trim: bool = False) -> bool:
     """Append the ids, tokens and offsets (`base` added) of normalized text `text` (`first`: it starts the original text):
-    cut by the cutting pre-tokenizer, each piece's tokens from a cache, else from the last pre-tokenizer and the model.
+    cut by the cutting pre-tokenizers, each piece's tokens from a cache, else from the last pre-tokenizer and the model.
     `trim`: trim the offsets too where they are made all at once; returns whether it did."""
-    cutter, last, cut, caches, bases, _ = self._fast
-    if cutting and cutter is not None:
-        (words, starts), pre, cache = _cut_words(cutter, text), 0, caches[1]
-        special = first and words and starts[0] == 0 and type(last) is Metaspace and last.prepend_scheme == "first"
+    cutters, last, cut, _, entries, cut_entries, ids_of, _, _ = self._fast
+    if cutting and cutters:
+        (words, starts), pre, cache = _cut_all(cutters, text), 0, cut_entries
+        special = first and words and starts[0] == 0 and getattr(last, "first_differs", False)
     else:
-        (pre, words), cache = _last_words(last, text, first, cut), caches[0]; special = pre > 0
-        if bases is not None:  # plain BPE or Unigram: the ids of each piece, then tokens and offsets for all at once
-            got = list(map(caches[2].__getitem__, words))  # (a `_WordCache` of `_bpe_ids` or `_unigram_ids`)
+        (pre, words), cache = _last_words(last, text, first, cut), entries; special = pre > 0
+        if ids_of is not None:  # the model gives a piece's ids alone: tokens and offsets for all pieces at once
+            got = list(map(ids_of.__getitem__, words))
             if False not in got: return self._add_pieces(words, got, text, base, pre, trim, ids, tokens, offsets)
         starts = [0, *accumulate(map(len, words))][:-1]
     def entry(w, special):
-        if cache is caches[0] or last is None: return self._model_entry(w, pre if special else 0)  # (no last part: the piece is the model's)
-        if type(last) is Metaspace and " " not in w and last.replacement not in w:  # Metaspace makes one piece of it: its model entry
-            p = last.prepend_scheme == "always" or special and last.prepend_scheme == "first"
-            i, t, o = self._model_entry(last.replacement * p + w, p)
+        if cache is entries or last is None: return self._model_entry(w, pre if special else 0)  # (no last part: the piece is the model's)
+        if (one := getattr(last, "one_piece", None)) and (got := one(w, special)):  # the last part makes one piece of it: its entry
+            p, piece = got
+            i, t, o = self._model_entry(piece, p)
             return i, t, [(s - p, e - p) for s, e in o] if p else o
         out = ([], [], [])
         self._fast_words(w, 0, special, *out, cutting=False)
@@ -1433,16 +1625,15 @@ def _add_pieces(self: PipelineTokenizer, words: list, got: list, text: str, base
                 fix=()) -> bool:
     """`_fast_words`' bulk step: append the ids `got` of pieces `words`, which cover `text`, with their tokens and offsets
     (`base` added), each token its symbols' length (bytes for byte-level); `fix`: `(k, text)`, token `k`'s own text."""
-    last, bases = self._fast[1], self._fast[4]
     toks = list(map(self._id_token.get, (new := list(chain.from_iterable(got)))))
     for k, s in fix: toks[k] = s
-    unknown = bases is True and None in toks  # Unigram's unknown tokens: minus their length as their ids
+    unknown = self._fast.unknowns and None in toks  # unknown tokens (Unigram's): minus their length as their ids
     ends, d = list(accumulate(map(len, toks) if not unknown else [-i if t is None else len(t) for t, i in zip(toks, new)], initial=0)), base - pre
     for k, j in zip(compress(count(), map(is_, toks, repeat(None))), repeat("".join(words))) if unknown else ():
         toks[k], new[k] = j[ends[k]:ends[k + 1]], self.model.unk_id  # (an unknown token's text is its part of the pieces)
     ids += new; tokens += toks
     starts, ends = ends[:-1], ends[1:]
-    if type(last) is ByteLevel and not text.isascii():
+    if self._fast.byte_level and not text.isascii():
         char = list(accumulate("".join(words).encode("utf-8", "surrogatepass").translate(_LEAD)))  # byte -> 1 + its character
         starts, ends = [char[s] - 1 for s in starts], [char[e - 1] for e in ends]
     if pre and starts: starts[0], ends[0] = max(starts[0], pre), max(ends[0], pre + 1)  # the character put before: the first token's
@@ -1460,15 +1651,15 @@ def _fast_stretches(self: PipelineTokenizer, t: str, added: list, base: int, at0
     added tokens, in one bulk step: a line with many added tokens pays that step once. `False`, appending nothing, where
     it does not apply (no bulk step, a character put before a stretch, a piece the model's symbols do not cover).
     `trim`: trim the offsets too (they are final)."""
-    cutter, last, cut, caches, bases, _ = self._fast
-    if bases is None or cutter is not None or any(a[1] > b[0] for a, b in zip(added, added[1:])): return False  # (overlapping: no cover)
-    if type(last) is ByteLevel and not all(t[s:e].isascii() for s, e, _ in added): return False  # (a byte-level piece's symbols are bytes)
+    plan = self._fast
+    if plan.ids is None or plan.cutters or any(a[1] > b[0] for a, b in zip(added, added[1:])): return False  # (overlapping: no cover)
+    if plan.byte_level and not all(t[s:e].isascii() for s, e, _ in added): return False  # (a byte-level piece's symbols are bytes)
     words, got, marks = [], [], []
     for (c, d), g in zip(_gaps(added, len(t)), added + [None]):
         if d > c:
-            pre, ws = _last_words(last, t[c:d], c <= at0, cut)
+            pre, ws = _last_words(plan.last, t[c:d], c <= at0, plan.cut)
             if pre: return False
-            words += ws; got += map(caches[2].__getitem__, ws)
+            words += ws; got += map(plan.ids.__getitem__, ws)
         if g is not None: marks.append((len(got), t[g[0]:g[1]])); words.append(marks[-1][1]); got.append((g[2].id,))
     if False in got: return False
     at = list(accumulate(map(len, got), initial=0))  # piece -> its first token
@@ -1482,9 +1673,13 @@ def _one_fast(self: PipelineTokenizer, text: str, type_id: int, allowed_special,
     "`_one`'s result: the alignment only where a normalizer needs it, the tokens of each piece from a cache."
     if self._fast is None: self._fast = _fast_state(self)
     if self._fast is False: return self._one(text, type_id, allowed_special, disallowed_special)
+    try: return self._one_planned(text, type_id, allowed_special, disallowed_special)
+    except _NotSlices: return self._one(text, type_id, allowed_special, disallowed_special)  # (a pre-tokenizer that rewrote this text)
+
+def _one_planned(self: PipelineTokenizer, text: str, type_id: int, allowed_special, disallowed_special) -> Tokens:
     _, raw, normed, disallowed = self._matchers_for(allowed_special, disallowed_special)
     found = find_added(text, raw, disallowed) if raw is not None and raw.hint in text else []
-    ids, tokens, offsets, trim, trimmed = [], [], [], self._fast[-1], False
+    ids, tokens, offsets, trim, trimmed = [], [], [], self._fast.trim, False
     for (a, b), f in zip(_gaps(found, len(text)), found + [None]):
         if b > a:
             q, k = quick_normalize(self.normalizer, text[a:b], (0, a)), len(offsets)
@@ -1512,7 +1707,7 @@ def _one_fast(self: PipelineTokenizer, text: str, type_id: int, allowed_special,
 
 PipelineTokenizer._fast = None  # the plan and caches, made at the first `encode`
 PipelineTokenizer._read_fast = True  # `from_json_dict` (so `from_file` and `load_tokenizer`) turns the switch on
-PipelineTokenizer._one_fast = _one_fast
+PipelineTokenizer._one_fast, PipelineTokenizer._one_planned = _one_fast, _one_planned
 
 # %% ../nbs/07_pipeline.ipynb #8031f139
 def _set_attribute(self: PipelineTokenizer, name: str, value):
@@ -1555,7 +1750,7 @@ def quick_trim(t: Tokens, add_prefix_space: bool) -> Tokens:
 
 def _fast_trim(self: PipelineTokenizer):
     "The `trim` `encode` hands the post-processors when `fast` is on: `quick_trim`, or one that keeps the offsets where `_one_fast` trimmed them already."
-    return (lambda t, add_prefix_space: t) if self._fast and self._fast[-1] else quick_trim
+    return (lambda t, add_prefix_space: t) if self._fast and self._fast.trim else quick_trim
 
 PipelineTokenizer._fast_trim = _fast_trim
 
