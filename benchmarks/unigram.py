@@ -75,6 +75,8 @@ def compare(label: str, spec: dict) -> tuple[dict, dict]:
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--quick", action="store_true", help="a few hundred lines, small vocabularies: a check that it runs")
+    p.add_argument("--sizes", type=int, nargs="+", default=[1000, 2000, 4000, 8000], help="vocabulary sizes of part 1")
+    p.add_argument("--parts", default="123", help="which parts to run, e.g. 1 or 13")
     p.add_argument("--child", choices=["ours", "hf"], help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.child:
@@ -88,25 +90,25 @@ def main():
         print("benchmarks/unigram.py: HF `tokenizers` is not installed (a dev extra); nothing to compare against."); return 0
     corpora = {name: [l for l in shared_data(*path).read_text(encoding="utf-8").split("\n") if l.strip()] for name, path in CORPORA.items()}
     if args.quick: corpora = {name: lines[:400] for name, lines in corpora.items()}
-    sizes = [300] if args.quick else [1000, 2000, 4000, 8000]
+    sizes = [300] if args.quick else args.sizes
 
     print("ours / HF's UnigramTrainer, each in a fresh process: CPU time, wall time, peak memory while training")
-    print("1. trained on the first 90% of each corpus's lines, tokens per character on the last 10%")
-    for name, lines in corpora.items():
+    if "1" in args.parts: print("1. trained on the first 90% of each corpus's lines, tokens per character on the last 10%")
+    for name, lines in corpora.items() if "1" in args.parts else ():
         cut = len(lines) * 9 // 10
         for size in sizes: compare(f"{name}, {size:,} pieces", {"lines": lines[:cut], "held": lines[cut:], "size": size})
 
     grow_size = 300 if args.quick else 4000
-    print(f"2. both corpora together, a growing share of the lines, {grow_size:,} pieces (linear: time per character stays flat)")
+    if "2" in args.parts: print(f"2. both corpora together, a growing share of the lines, {grow_size:,} pieces (linear: time per character stays flat)")
     both = [l for pair in zip(*corpora.values()) for l in pair]
-    for share in (0.25, 0.5, 1.0):
+    for share in (0.25, 0.5, 1.0) if "2" in args.parts else ():
         part = both[:int(len(both) * share)]
         ours, hf = compare(f"{share:.0%} of the lines", {"lines": part, "size": grow_size})
         print(f"  {'':<28} ours {ours['cpu'] / ours['chars'] * 1e6:5.2f} µs/char, HF {hf['cpu'] / hf['chars'] * 1e6:5.2f} µs/char")
 
-    print("3. one line without spaces, 1,000 pieces: peak memory per character")
+    if "3" in args.parts: print("3. one line without spaces, 1,000 pieces: peak memory per character")
     text = "".join(corpora["tinyshakespeare"]).replace(" ", "")
-    for n in ([20_000] if args.quick else [100_000, 400_000]):
+    for n in ([20_000] if args.quick else [100_000, 400_000]) if "3" in args.parts else ():
         ours, hf = compare(f"{n:,} characters", {"lines": [text[:n]], "size": 300 if args.quick else 1000})
         print(f"  {'':<28} ours {ours['peak'] * 1024 * 1024 / n:6.0f} B/char, HF {hf['peak'] * 1024 * 1024 / n:6.0f} B/char")
     return 0
