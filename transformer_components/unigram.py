@@ -408,6 +408,32 @@ class Lattices:
     def _build(self, batch): return Lattice(batch, self.keys, self.lens, self.max_len)
     def __iter__(self): return iter(self.kept) if self.kept is not None else map(self._build, batches(self.words, self.batch_chars))
 
+# %% ../nbs/06_unigram.ipynb #31793920
+@patch
+def restrict(self: Lattice, chosen):
+    "This lattice with only the pieces `chosen` (int [k]), renumbered `0..k-1` in that order."
+    new_id = np.full(max(int(self.pid.max()), int(chosen.max())) + 1, -1, np.int32)
+    new_id[chosen] = np.arange(len(chosen))
+    keep = new_id[self.pid] >= 0
+    out = object.__new__(Lattice)
+    out.batch, out.first, out.last, out.n_nodes = self.batch, self.first, self.last, self.n_nodes
+    out.pid, out.sn, out.L, out.word = new_id[self.pid[keep]], self.sn[keep], self.L[keep], self.word[keep]
+    end = (out.sn - out.first[out.word] + out.L).astype(np.int32)  # each edge's end in its word
+    out.fwd_steps = _steps(end, out.en)
+    if hasattr(self, "bwd_order"):
+        out.bwd_order = (np.cumsum(keep) - 1)[self.bwd_order[keep[self.bwd_order]]].astype(np.int32)
+        out.bwd_steps = _steps(-(end - out.L)[out.bwd_order], out.sn[out.bwd_order])
+    return out
+
+@patch
+def restrict(self: Lattices, chosen):
+    "These lattices with only the pieces `chosen`, renumbered in that order (kept lattices cut down, not rebuilt)."
+    out = object.__new__(Lattices)
+    out.words, out.max_len, out.batch_chars = self.words, self.max_len, self.batch_chars
+    out.keys, out.lens = self.keys[chosen], self.lens[chosen]
+    out.kept = None if self.kept is None else [lat.restrict(chosen) for lat in self.kept]
+    return out
+
 # %% ../nbs/06_unigram.ipynb #2b286da0
 def seed_pieces(words: dict[str, int], max_len: int, n: int, batch_chars: int) -> tuple[list[str], object]:
     "The `n` substrings of 2..`max_len` characters with the highest count × length, and their counts (float [n])."
@@ -449,13 +475,13 @@ def train_unigram(
     seeds, counts = seed_pieces(words, max_len, seed_factor * vocab_size, batch_chars)
     total = counts.sum() + sum(words.values())
     pieces, scores = seeds + chars, np.concatenate([np.log(counts / total), np.full(len(chars), math.log(1 / total))])
-    start = len(pieces)
+    start, lattices = len(pieces), Lattices(words, pieces, max_len, batch_chars)
     while True:
-        keep, lattices = _lengths(pieces) == 1, Lattices(words, pieces, max_len, batch_chars)
+        keep = _lengths(pieces) == 1
         for _ in range(2): scores = em_step_arrays(lattices, scores, keep)
         alive = np.flatnonzero(scores > -np.inf)
         if len(alive) <= size: break
         chosen = prune_arrays(lattices, pieces, scores, keep, max(size, int(len(alive) * shrink)), max_len)
-        pieces, scores = [pieces[i] for i in chosen], scores[chosen]
+        pieces, scores, lattices = [pieces[i] for i in chosen], scores[chosen], lattices.restrict(chosen)
         if progress: progress(start - len(pieces), start - size)
     return [(t, 0.0) for t in special_tokens] + [(pieces[i], float(scores[i])) for i in alive[np.argsort(-scores[alive], kind="stable")]]
