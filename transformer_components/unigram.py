@@ -14,10 +14,10 @@ from fastcore.basics import patch
 from .core import check_positive_int
 
 # %% auto #0
-__all__ = ['UNK_PENALTY', 'np', 'viterbi', 'prefix_table', 'viterbi_pruned', 'UnigramError', 'Unigram', 'expected_counts',
-           'em_step', 'prune', 'train_unigram_plain', 'char_codes', 'window_keys', 'piece_keys', 'WordBatch',
-           'chunk_words', 'batches', 'Lattice', 'digamma', 'em_step_arrays', 'removal_loss', 'prune_arrays', 'Lattices',
-           'seed_pieces', 'train_unigram']
+__all__ = ['UNK_PENALTY', 'viterbi', 'prefix_table', 'viterbi_pruned', 'UnigramError', 'Unigram', 'expected_counts', 'em_step',
+           'prune', 'train_unigram_plain', 'char_codes', 'window_keys', 'piece_keys', 'WordBatch', 'chunk_words',
+           'batches', 'Lattice', 'digamma', 'em_step_arrays', 'removal_loss', 'prune_arrays', 'Lattices', 'seed_pieces',
+           'train_unigram']
 
 # %% ../nbs/06_unigram.ipynb #3e193f5b
 UNK_PENALTY = 10.0
@@ -208,6 +208,8 @@ class _LazyNumpy:
         return getattr(np, name)
 
 np = _LazyNumpy()
+
+# %% ../nbs/06_unigram.ipynb #d36a6485
 _HASH_MULTIPLIER = 0x9E3779B97F4A7C15  # odd, 64 bits (the golden ratio's): every character moves every bit of the key
 
 def char_codes(text: str):
