@@ -286,7 +286,7 @@ class Lattice:
             at = np.searchsorted(keys[cand], k).clip(max=len(cand) - 1)
             i = np.flatnonzero((keys[cand][at] == k) & (batch.end_of[:len(k)] >= np.arange(L, len(k) + L)))  # inside one word
             if exclude_whole: i = i[batch.length[batch.word_of[i]] != L]
-            found.append((i.astype(np.int32), np.full(len(i), L, np.int8), cand[at[i]].astype(np.int32)))
+            found.append((i.astype(np.int32), np.full(len(i), L, np.int16), cand[at[i]].astype(np.int32)))
         pos, L, pid = (np.concatenate(a) for a in zip(*found))
         w = batch.word_of[pos]
         end, sn = (pos - batch.start[w] + L).astype(np.int32), pos + w  # end in its word; start node
