@@ -48,6 +48,20 @@ def test_train_then_tokenize(tmp_path, env):
         assert json.loads(tok.stdout) == {"tokens": enc.tokens, "ids": enc.ids}
 
 
+def test_wordpiece_cli_learns_the_default_rule(tmp_path, env):
+    "`--model wordpiece` learns what `WordPiece.train` learns by default: BPE's count rule, as HF's WordPieceTrainer."
+    from tokenizers import Tokenizer
+    from transformer_components.wordpiece import WordPiece
+    lines = ["the player is playing and the players played", "she plays the play again", "is that the question"] * 50
+    corpus, out = tmp_path / "corpus.txt", tmp_path / "wordpiece.json"
+    corpus.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    res = run([script("tc-train-tokenizer"), "--model", "wordpiece", "--vocab-size", "60", "--out", str(out), str(corpus)], env=env)
+    assert res.returncode == 0, res.stderr
+    vocab = Tokenizer.from_file(str(out)).get_vocab()
+    assert vocab == WordPiece.train(lines, 60).get_vocab()
+    assert {"the", "is", "that"} <= vocab.keys()
+
+
 def test_errors_are_named(tmp_path, env):
     res = run([script("tc-tokenize"), "--tokenizer", str(tmp_path / "missing.txt")], b"x\n", env)
     assert res.returncode != 0 and b"missing.txt: no such file" in res.stderr

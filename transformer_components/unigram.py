@@ -9,9 +9,15 @@ import math
 from collections import Counter
 from dataclasses import dataclass
 
+from fastcore.basics import patch
+
+from .core import check_positive_int
+
 # %% auto #0
 __all__ = ['UNK_PENALTY', 'viterbi', 'prefix_table', 'viterbi_pruned', 'UnigramError', 'Unigram', 'expected_counts', 'em_step',
-           'prune', 'train_unigram']
+           'prune', 'train_unigram_plain', 'char_codes', 'window_keys', 'piece_keys', 'WordBatch', 'chunk_words',
+           'batches', 'Lattice', 'digamma', 'em_step_arrays', 'removal_loss', 'prune_arrays', 'Lattices', 'seed_pieces',
+           'train_unigram']
 
 # %% ../nbs/06_unigram.ipynb #3e193f5b
 UNK_PENALTY = 10.0
@@ -166,7 +172,7 @@ def prune(words: dict[str, int], scores: dict[str, float], keep: set[str], size:
     return {p: scores[p] for p in [*keep, *best] if p in scores}
 
 # %% ../nbs/06_unigram.ipynb #798cff0c
-def train_unigram(
+def train_unigram_plain(
     words: dict[str, int],  # pre-tokenized words (e.g. "▁word" as Metaspace writes them) -> count
     vocab_size: int,  # pieces in the result
     max_len: int = 16,  # the longest piece, in characters
@@ -175,7 +181,7 @@ def train_unigram(
     special_tokens: list[str] = (),  # pieces placed first with score 0 (as HF's trainer does), counted in `vocab_size`
     progress=None,  # called as `progress(pieces pruned, pieces to prune)` after each pruning round
 ) -> list[tuple[str, float]]:
-    "`(piece, score)` of a Unigram vocabulary learnt from `words` by EM and pruning: `special_tokens`, then the highest score first."
+    "`(piece, score)` of a Unigram vocabulary learnt from `words` by EM and pruning: `special_tokens`, then the highest score first (the plain loop; `train_unigram` below is the same on arrays)."
     chars, size = {c for w in words for c in w}, vocab_size - len(special_tokens)
     if size < len(chars): raise ValueError(f"vocab_size {vocab_size} is below the {len(chars)} characters of the text and {len(special_tokens)} special tokens")
     subs = Counter()
@@ -192,3 +198,292 @@ def train_unigram(
         scores = prune(words, scores, chars, max(size, int(len(scores) * shrink)), max_len)
         if progress: progress(start - len(scores), start - size)
     return [(t, 0.0) for t in special_tokens] + sorted(scores.items(), key=lambda kv: kv[1], reverse=True)
+
+# %% ../nbs/06_unigram.ipynb #525efeec
+class _LazyNumpy:
+    "numpy, imported on first use (see above); from then on the module's `np` is numpy itself."
+    def __getattr__(self, name):
+        global np
+        import numpy as np
+        return getattr(np, name)
+
+np = _LazyNumpy()
+
+# %% ../nbs/06_unigram.ipynb #d36a6485
+_HASH_MULTIPLIER = 0x9E3779B97F4A7C15  # odd, 64 bits (the golden ratio's): every character moves every bit of the key
+
+def char_codes(text: str):
+    "The code point of each character of `text` (uint64 [len(text)])."
+    return np.frombuffer(text.encode("utf-32-le", "surrogatepass"), np.uint32).astype(np.uint64)
+
+def window_keys(
+    codes,  # character codes (uint64 [n])
+    max_len: int,  # the longest window
+):
+    "`(L, keys)` for L = 1..`max_len`: a 64-bit polynomial hash of `codes[i:i+L]` for each start `i` (uint64 [n - L + 1])."
+    keys, mult = codes, np.uint64(_HASH_MULTIPLIER)
+    for L in range(1, max_len + 1):
+        if L > 1: keys = keys[:-1] * mult + codes[L - 1:]  # arithmetic modulo 2**64: the overflow is the hash
+        if not len(keys): return
+        yield L, keys
+
+def piece_keys(pieces: list[str], max_len: int):
+    "`window_keys`'s key of each piece (uint64 [len(pieces)]); pieces are at most `max_len` characters."
+    lens, out = _lengths(pieces), np.zeros(len(pieces), np.uint64)
+    starts = np.cumsum(lens) - lens
+    for L, keys in window_keys(char_codes("".join(pieces)), max_len):
+        out[lens == L] = keys[starts[lens == L]]
+    return out
+
+def _lengths(strings: list[str]):
+    return np.fromiter(map(len, strings), np.int64, len(strings))
+
+# %% ../nbs/06_unigram.ipynb #317b647c
+class WordBatch:
+    "Words laid end to end: `codes` (one per character), each word's `start`, `length` and `freq`."
+    def __init__(self,
+                 words: list[str],  # the words, in order
+                 freq,  # how often each occurs (float [len(words)])
+                ):
+        self.words, self.freq, self.length = words, np.asarray(freq, np.float64), _lengths(words)
+        self.start = np.cumsum(self.length) - self.length
+        self.codes = char_codes("".join(words))
+        self.word_of = np.repeat(np.arange(len(words), dtype=np.int32), self.length)  # character -> its word (int32 [n])
+        self.end_of = np.repeat(self.start + self.length, self.length).astype(np.int32)  # character -> its word's end
+
+def chunk_words(words: dict[str, int], chunk: int) -> Counter:
+    "`words` with each word longer than `chunk` characters cut into chunks of `chunk` (the last shorter)."
+    out = Counter()
+    for w, f in words.items():
+        for i in range(0, len(w), chunk): out[w[i:i + chunk]] += f
+    return out
+
+def batches(words: dict[str, int], batch_chars: int):
+    "`WordBatch`es of `words` in order, each of at most `batch_chars` characters (or a single longer word)."
+    group, size = [], 0
+    for w, f in words.items():
+        if group and size + len(w) > batch_chars:
+            yield WordBatch([w for w, _ in group], [f for _, f in group]); group, size = [], 0
+        group.append((w, f)); size += len(w)
+    if group: yield WordBatch([w for w, _ in group], [f for _, f in group])
+
+# %% ../nbs/06_unigram.ipynb #ed1889f6
+class Lattice:
+    "The edges of every piece at every place it occurs in the words of a `WordBatch`, ordered for forward and backward passes."
+    def __init__(self,
+                 batch: WordBatch,  # the words
+                 keys,  # `piece_keys` of the pieces (uint64 [pieces])
+                 lens,  # the pieces' lengths (int [pieces])
+                 max_len: int,  # the longest piece
+                 exclude_whole: bool = False,  # leave out a piece spanning a whole word (a piece's alternatives)
+                 backward: bool = True,  # also order the edges for the backward pass (`expected_counts` needs it)
+                ):
+        order = np.lexsort((keys, lens))
+        found = []  # per length: (start position, length, piece)
+        for L, k in window_keys(batch.codes, max_len):
+            cand = order[lens[order] == L]  # the pieces of length L, by key
+            if not len(cand): continue
+            at = np.searchsorted(keys[cand], k).clip(max=len(cand) - 1)
+            i = np.flatnonzero((keys[cand][at] == k) & (batch.end_of[:len(k)] >= np.arange(L, len(k) + L)))  # inside one word
+            if exclude_whole: i = i[batch.length[batch.word_of[i]] != L]
+            found.append((i.astype(np.int32), np.full(len(i), L, np.int16), cand[at[i]].astype(np.int32)))
+        pos, L, pid = (np.concatenate(a) for a in zip(*found))
+        w = batch.word_of[pos]
+        end, sn = (pos - batch.start[w] + L).astype(np.int32), pos + w  # end in its word; start node
+        o = np.lexsort((sn, end))
+        self.batch, self.pid, self.sn, self.L, self.word = batch, pid[o], sn[o], L[o], w[o]
+        self.first = batch.start + np.arange(len(batch.words))  # each word's first node, and last
+        self.last, self.n_nodes = self.first + batch.length, len(batch.codes) + len(batch.words)
+        self.fwd_steps = _steps(end[o], self.en)
+        if backward:
+            start = end[o] - self.L
+            self.bwd_order = np.lexsort((self.en, self.sn, -start)).astype(np.int32)
+            self.bwd_steps = _steps(-start[self.bwd_order], self.sn[self.bwd_order])
+
+    @property
+    def en(self): return self.sn + self.L  # each edge's end node
+
+def _steps(step, target) -> list:
+    "Per value of `step` (sorted): its slice `a, b` of the edges, where its targets' runs start (from `a`), the targets, the runs' lengths."
+    n = len(step)
+    runs = np.concatenate([[0], np.flatnonzero((np.diff(step) != 0) | (np.diff(target) != 0)) + 1])  # runs of one target in one step
+    lens = np.diff(np.append(runs, n))
+    bounds = np.concatenate([[0], np.flatnonzero(np.diff(step)) + 1, [n]])
+    r = np.searchsorted(runs, bounds).tolist()
+    return [(a, b, runs[i:j] - a, target[runs[i:j]], lens[i:j]) for a, b, i, j in zip(bounds[:-1].tolist(), bounds[1:].tolist(), r[:-1], r[1:])]
+
+# %% ../nbs/06_unigram.ipynb #44688259
+@patch
+def _pass(self: Lattice, steps, source, pid, scores, init_nodes, best_only: bool):
+    "The best (`best_only`) or log-summed score of reaching each node; with `best_only`, each node's best edge too."
+    acc = np.full(self.n_nodes, -np.inf)
+    acc[init_nodes] = 0.0
+    best = np.zeros(self.n_nodes, np.int64) if best_only else None
+    for a, b, runs, tg, n in steps:
+        v = acc[source[a:b]] + scores[pid[a:b]]
+        m = np.maximum.reduceat(v, runs)
+        if best_only:
+            best[tg] = np.minimum.reduceat(np.where(v == np.repeat(m, n), np.arange(a, b), b), runs)  # the first best edge
+            acc[tg] = m
+        else: acc[tg] = m + np.log(np.add.reduceat(np.exp(v - np.repeat(m, n)), runs))
+    return acc, best
+
+@patch
+def expected_counts(self: Lattice,
+                    scores,  # log-probability of each piece, `-inf` for a piece no longer in the vocabulary (float [pieces])
+                   ):
+    "`expected_counts` of every piece (float [pieces]), by forward-backward over all the batch's words at once."
+    fwd, _ = self._pass(self.fwd_steps, self.sn, self.pid, scores, self.first, False)
+    o, en = self.bwd_order, self.en
+    bwd, _ = self._pass(self.bwd_steps, en[o], self.pid[o], scores, self.last, False)
+    post = np.exp(fwd[self.sn] + scores[self.pid] + bwd[en] - fwd[self.last][self.word]) * self.batch.freq[self.word]
+    return np.bincount(self.pid, post, minlength=len(scores))
+
+# %% ../nbs/06_unigram.ipynb #b33167d6
+@patch
+def viterbi_edges(self: Lattice, scores):
+    "`(word, edge)` for every piece of every word's best cut (int [pieces cut]), with `viterbi`'s ties."
+    _, best = self._pass(self.fwd_steps, self.sn, self.pid, scores, self.first, True)
+    words, edges = [], []
+    node, w = self.last, np.arange(len(self.last))
+    while len(node):  # walk back from every word's end at once
+        e = best[node]
+        words.append(w); edges.append(e)
+        node = self.sn[e]
+        more = node != self.first[w]
+        node, w = node[more], w[more]
+    return np.concatenate(words), np.concatenate(edges)
+
+# %% ../nbs/06_unigram.ipynb #f2383584
+def digamma(x):
+    "ψ(x) for x > 0, elementwise (float [n]): `_digamma`'s recurrence and series."
+    x, r = np.array(x, np.float64), np.zeros(np.shape(x))
+    for _ in range(6):
+        small = x < 6
+        r[small] -= 1 / x[small]; x[small] += 1
+    f = 1 / (x * x)
+    return r + np.log(x) - 0.5 / x - f * (1 / 12 - f * (1 / 120 - f * (1 / 252 - f * (1 / 240 - f / 132))))
+
+def em_step_arrays(
+    lattices,  # the `Lattice` of each batch of words
+    scores,  # each piece's log-probability, `-inf` for one no longer in the vocabulary (float [pieces])
+    keep,  # the pieces that always stay (bool [pieces])
+):
+    "`em_step` on arrays: the new scores (float [pieces]), `-inf` for the pieces used less than 0.5 times."
+    counts = sum(lat.expected_counts(scores) for lat in lattices)
+    kept = (counts >= 0.5) | keep
+    return np.where(kept, digamma(np.maximum(counts, 1e-3)) - digamma(counts[kept].sum() + keep.sum()), -np.inf)
+
+# %% ../nbs/06_unigram.ipynb #94dafb7b
+def removal_loss(cand, pieces: list[str], scores, freq, keys, lens, max_len: int, part: int = 20_000):
+    "`prune`'s loss of each piece `pieces[cand]` (float [len(cand)]), from its Viterbi count `freq` and its best cut without it."
+    total, fp, out = freq.sum(), freq[cand], np.empty(len(cand))
+    for a in range(0, len(cand), part):  # a slice of the pieces at a time: bounded memory
+        sl = slice(a, a + part)
+        alt = Lattice(WordBatch([pieces[i] for i in cand[sl]], np.ones(len(cand[sl]))), keys, lens, max_len, exclude_whole=True, backward=False)
+        j, e = alt.viterbi_edges(scores)
+        n = np.bincount(j, minlength=len(alt.first))  # pieces in each alternative cut
+        logp_alt = np.bincount(j, np.log(freq[alt.pid[e]] + fp[sl][j]), minlength=len(n)) - n * np.log(total + fp[sl] * (n - 1))
+        out[sl] = fp[sl] * (np.log(fp[sl]) - np.log(total) - logp_alt)
+    return out
+
+def prune_arrays(lattices, pieces: list[str], scores, keep, size: int, max_len: int):
+    "`prune` on arrays: the indices of `keep` and of the pieces whose removal would cost the most likelihood, `size` in all (int [size])."
+    freq = np.zeros(len(pieces))
+    for lat in lattices:
+        w, e = lat.viterbi_edges(scores)
+        freq += np.bincount(lat.pid[e], lat.batch.freq[w], minlength=len(pieces))
+    alive = np.flatnonzero(scores > -np.inf)
+    cand, loss = alive[~keep[alive] & (freq[alive] > 0)], np.zeros(len(pieces))
+    loss[cand] = removal_loss(cand, pieces, scores, freq, lattices.keys, lattices.lens, max_len)
+    others = alive[~keep[alive]]
+    return np.concatenate([np.flatnonzero(keep), others[np.argsort(-loss[others], kind="stable")[:max(size - keep.sum(), 0)]]])
+
+# %% ../nbs/06_unigram.ipynb #afb96934
+class Lattices:
+    "The `Lattice` of each batch of `words` under `pieces`, iterable once per pass."
+    def __init__(self, words: dict[str, int], pieces: list[str], max_len: int, batch_chars: int):
+        self.words, self.max_len, self.batch_chars = words, max_len, batch_chars
+        self.keys, self.lens = piece_keys(pieces, max_len), _lengths(pieces)
+        self.kept = [self._build(b) for b in batches(words, batch_chars)] if sum(map(len, words)) <= batch_chars else None
+
+    def _build(self, batch): return Lattice(batch, self.keys, self.lens, self.max_len)
+    def __iter__(self): return iter(self.kept) if self.kept is not None else map(self._build, batches(self.words, self.batch_chars))
+
+# %% ../nbs/06_unigram.ipynb #31793920
+@patch
+def restrict(self: Lattice, chosen):
+    "This lattice with only the pieces `chosen` (int [k]), renumbered `0..k-1` in that order."
+    new_id = np.full(max(int(self.pid.max()), int(chosen.max())) + 1, -1, np.int32)
+    new_id[chosen] = np.arange(len(chosen))
+    keep = new_id[self.pid] >= 0
+    out = object.__new__(Lattice)
+    out.batch, out.first, out.last, out.n_nodes = self.batch, self.first, self.last, self.n_nodes
+    out.pid, out.sn, out.L, out.word = new_id[self.pid[keep]], self.sn[keep], self.L[keep], self.word[keep]
+    end = (out.sn - out.first[out.word] + out.L).astype(np.int32)  # each edge's end in its word
+    out.fwd_steps = _steps(end, out.en)
+    if hasattr(self, "bwd_order"):
+        out.bwd_order = (np.cumsum(keep) - 1)[self.bwd_order[keep[self.bwd_order]]].astype(np.int32)
+        out.bwd_steps = _steps(-(end - out.L)[out.bwd_order], out.sn[out.bwd_order])
+    return out
+
+@patch
+def restrict(self: Lattices, chosen):
+    "These lattices with only the pieces `chosen`, renumbered in that order (kept lattices cut down, not rebuilt)."
+    out = object.__new__(Lattices)
+    out.words, out.max_len, out.batch_chars = self.words, self.max_len, self.batch_chars
+    out.keys, out.lens = self.keys[chosen], self.lens[chosen]
+    out.kept = None if self.kept is None else [lat.restrict(chosen) for lat in self.kept]
+    return out
+
+# %% ../nbs/06_unigram.ipynb #2b286da0
+def seed_pieces(words: dict[str, int], max_len: int, n: int, batch_chars: int) -> tuple[list[str], object]:
+    "The `n` substrings of 2..`max_len` characters with the highest count × length, and their counts (float [n])."
+    tables, base = {}, 0  # length -> (keys, counts, first position in all the text); base: characters before the batch
+    for batch in batches(words, batch_chars):
+        for L, k in window_keys(batch.codes, max_len):
+            valid = np.flatnonzero(batch.end_of[:len(k)] >= np.arange(L, len(k) + L))
+            if L == 1 or not len(valid): continue
+            row = (k[valid], batch.freq[batch.word_of[valid]], valid + base)
+            if L in tables: row = tuple(map(np.concatenate, zip(tables[L], row)))  # earlier batches first: first seen stays first
+            keys, first, inv = np.unique(row[0], return_index=True, return_inverse=True)
+            counts, pos = np.bincount(inv, row[1]), row[2][first]
+            top = np.argsort(-counts, kind="stable")[:4 * n]
+            tables[L] = keys[top], counts[top], pos[top]
+        base += len(batch.codes)
+    if not tables: return [], np.zeros(0)
+    L, counts, pos = (np.concatenate(a) for a in zip(*((np.full(len(c), L), c, p) for L, (_, c, p) in tables.items())))
+    o = np.lexsort((L, pos, -counts * L))[:n]
+    text = "".join(words)
+    return [text[p:p + l] for p, l in zip(pos[o].tolist(), L[o].tolist())], counts[o]
+
+# %% ../nbs/06_unigram.ipynb #c6f9a1d1
+def train_unigram(
+    words: dict[str, int],  # pre-tokenized words (e.g. "▁word" as Metaspace writes them) -> count
+    vocab_size: int,  # pieces in the result
+    max_len: int = 16,  # the longest piece, in characters
+    shrink: float = 0.75,  # the share of pieces each pruning round keeps
+    seed_factor: int = 10,  # candidates to start from, per piece wanted
+    special_tokens: list[str] = (),  # pieces placed first with score 0 (as HF's trainer does), counted in `vocab_size`
+    progress=None,  # called as `progress(pieces pruned, pieces to prune)` after each pruning round
+    chunk: int = 256,  # words longer than this are cut into chunks of this many characters
+    batch_chars: int = 1 << 18,  # characters of words per batch: bounds the memory of a lattice
+) -> list[tuple[str, float]]:
+    "`train_unigram_plain`'s vocabulary computed on arrays: `special_tokens`, then the pieces, the highest score first."
+    chars, size = sorted({c for w in words for c in w}), vocab_size - len(special_tokens)
+    if size < len(chars): raise ValueError(f"vocab_size {vocab_size} is below the {len(chars)} characters of the text and {len(special_tokens)} special tokens")
+    check_positive_int("chunk", chunk); check_positive_int("batch_chars", batch_chars)
+    words = chunk_words(words, chunk)
+    seeds, counts = seed_pieces(words, max_len, seed_factor * vocab_size, batch_chars)
+    total = counts.sum() + sum(words.values())
+    pieces, scores = seeds + chars, np.concatenate([np.log(counts / total), np.full(len(chars), math.log(1 / total))])
+    start, lattices = len(pieces), Lattices(words, pieces, max_len, batch_chars)
+    while True:
+        keep = _lengths(pieces) == 1
+        for _ in range(2): scores = em_step_arrays(lattices, scores, keep)
+        alive = np.flatnonzero(scores > -np.inf)
+        if len(alive) <= size: break
+        chosen = prune_arrays(lattices, pieces, scores, keep, max(size, int(len(alive) * shrink)), max_len)
+        pieces, scores, lattices = [pieces[i] for i in chosen], scores[chosen], lattices.restrict(chosen)
+        if progress: progress(start - len(pieces), start - size)
+    return [(t, 0.0) for t in special_tokens] + [(pieces[i], float(scores[i])) for i in alive[np.argsort(-scores[alive], kind="stable")]]
