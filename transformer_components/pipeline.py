@@ -8,6 +8,7 @@ from __future__ import annotations
 import base64
 import re
 import struct
+import time
 import unicodedata
 from collections import Counter
 from collections.abc import Iterable
@@ -27,11 +28,11 @@ from .wordpiece import (_CJK_RE, _CONTROL_RE, _MARK_RE, _NFD_KEEP, _PUNCT_CLASS,
 
 # %% auto #0
 __all__ = ['NFC', 'NFD', 'NFKC', 'NFKD', 'Normalized', 'transform', 'part', 'Unsupported', 'component', 'to_json',
-           'unicode_changes', 'Lowercase', 'StripAccents', 'Strip', 'onig_to_regex', 'finditer', 'find_spans',
-           'Replace', 'Prepend', 'BertNormalizer', 'CharsMap', 'Precompiled', 'NormalizerSequence', 'split_spans',
-           'Split', 'Punctuation', 'Digits', 'CharDelimiterSplit', 'WhitespaceSplit', 'Whitespace', 'BertPreTokenizer',
-           'ByteLevel', 'Metaspace', 'UnicodeScripts', 'PreTokenizerSequence', 'bpe_merge_spans', 'BPE',
-           'WordPieceModel', 'WordLevel', 'Tokens', 'special_tokens', 'TemplateProcessing', 'trim_offsets',
+           'unicode_changes', 'Lowercase', 'StripAccents', 'Strip', 'onig_to_regex', 'finditer', 'match_budget',
+           'find_spans', 'Replace', 'Prepend', 'BertNormalizer', 'CharsMap', 'Precompiled', 'NormalizerSequence',
+           'split_spans', 'Split', 'Punctuation', 'Digits', 'CharDelimiterSplit', 'WhitespaceSplit', 'Whitespace',
+           'BertPreTokenizer', 'ByteLevel', 'Metaspace', 'UnicodeScripts', 'PreTokenizerSequence', 'bpe_merge_spans',
+           'BPE', 'WordPieceModel', 'WordLevel', 'Tokens', 'special_tokens', 'TemplateProcessing', 'trim_offsets',
            'ByteLevelProcessing', 'RobertaProcessing', 'BertProcessing', 'ProcessorSequence', 'ByteLevelDecoder',
            'WordPieceDecoder', 'MetaspaceDecoder', 'BPEDecoder', 'ByteFallback', 'Fuse', 'StripDecoder',
            'ReplaceDecoder', 'CTC', 'DecoderSequence', 'truncate', 'pad_length', 'pad', 'PaddedEncoding',
@@ -260,17 +261,30 @@ def finditer(r: regex.Pattern, text: str):
     "`r.finditer(text)`, characters newer than HF's Unicode tables matched as the unassigned ones they are there."
     return r.finditer(text if text.isascii() else text.translate(_UNASSIGNED))
 
-def find_spans(r: regex.Pattern, text: str) -> list[tuple[int, int]]:
+def match_budget(n: int) -> float:
+    "Seconds a file's pattern may spend matching a text of `n` characters: 1, and 10 µs a character more (matching is linear in all but backtracking patterns)."
+    return 1.0 + 1e-5 * n
+
+def find_spans(r: regex.Pattern, text: str, where=None) -> list[tuple[int, int]]:
     """The `(start, end)` of each match of `r` in `text` as HF's engine finds them (`finditer` above): none in an empty
-    text, and an empty match where the last match ended is skipped, the search going on one character further."""
+    text, and an empty match where the last match ended is skipped, the search going on one character further.
+    A pattern comes from a file, which is data: past `match_budget` it is refused, naming the part `where` and the pattern
+    (`(a|aa)+$` backtracks exponentially; HF's engine gives up on such a match too)."""
     t = text if text.isascii() else text.translate(_UNASSIGNED)
-    spans = [m.span() for m in r.finditer(t)] if text else []
-    if all(s < e for s, e in spans): return spans  # without empty matches the two rules agree
-    spans, pos, last = [], 0, None
-    while pos <= len(t) and (m := r.search(t, pos)):
-        if m.start() == m.end() == last: pos += 1; continue
-        spans.append(m.span()); pos = last = m.end()
-    return spans
+    end = time.monotonic() + match_budget(len(t))
+    try:
+        spans = [m.span() for m in r.finditer(t, timeout=match_budget(len(t)))] if text else []
+        if all(s < e for s, e in spans): return spans  # without empty matches the two rules agree
+        spans, pos, last = [], 0, None
+        while pos <= len(t) and (m := r.search(t, pos, timeout=max(end - time.monotonic(), 0))):  # (a negative timeout is none)
+            if m.start() == m.end() == last: pos += 1; continue
+            spans.append(m.span()); pos = last = m.end()
+        return spans
+    except TimeoutError:
+        p = r.pattern if where is None else where.pattern.get("Regex", r.pattern)
+        why = f"{p!r} did not finish matching a text of {len(t):,} characters in {match_budget(len(t)):.3g} s (it backtracks too much)"
+        if where is None: raise Unsupported(f"pattern {why}") from None
+        _refuse(where, "pattern", why)
 
 @part("normalizer", "Replace")
 @dataclass
@@ -282,7 +296,7 @@ class Replace:
     def normalize(self, n: Normalized) -> Normalized:
         one = self.pattern.get("String")
         if one is not None and len(one) == len(self.content) == 1: return Normalized(n.text.replace(one, self.content), n.align)  # fast path: 1 -> 1
-        matches = find_spans(self._re, n.text)
+        matches = find_spans(self._re, n.text, self)
         if not matches: return n
         text, align, last, new = n.text, n.align, 0, []
         for s, e in matches:
@@ -432,7 +446,7 @@ class Split:
     invert: bool = False  # split at what does not match
     def __post_init__(self): self._re = _pattern(self.pattern, self); _check_behavior(self)
     def pre_tokenize(self, piece: Normalized) -> list[Normalized]:
-        return _cut(piece, find_spans(self._re, piece.text), self.behavior, self.invert)
+        return _cut(piece, find_spans(self._re, piece.text, self), self.behavior, self.invert)
 
 # %% ../nbs/07_pipeline.ipynb #b97b6a24
 _IS_PUNCT = regex.compile(f"[{_PUNCT_CLASS}]").match
@@ -1297,7 +1311,7 @@ def quick_normalize(p, text: str, pos=(0, 0)) -> tuple[str, list[int] | tuple[in
     if t is Replace:
         one = p.pattern.get("String")
         if one is not None and len(one) == len(p.content) == 1: return text.replace(one, p.content), pos
-        spans = find_spans(p._re, text)
+        spans = find_spans(p._re, text, p)
         if not spans: return text, pos
         if spans[0][1] == 0 and p.content: return None  # inserted at the start, the content stands for no character
         pos, out, new, last = _positions(text, pos), [], [], 0
