@@ -1087,8 +1087,8 @@ class PipelineTokenizer(Tokenizer):
         self.fast = fast
         self.model, self.normalizer, self.pre_tokenizer, self.post_processor, self.decoder = model, normalizer, pre_tokenizer, post_processor, decoder
         self.truncation, self.padding = _options(truncation, _TRUNCATION, "truncation"), _options(padding, _PADDING, "padding")
-        vocab = model.vocab if isinstance(model.vocab, dict) else {p: i for i, (p, _) in reversed(list(enumerate(model.vocab)))}
-        self._vocab, self._id_token = dict(vocab), {i: t for t, i in vocab.items()}
+        vocab = model.vocab if isinstance(model.vocab, dict) else {p: i for i, (p, _) in enumerate(model.vocab)}  # a piece twice: its last id, as HF
+        self._vocab, self._id_token = dict(vocab), {i: t for t, i in vocab.items()} if isinstance(model.vocab, dict) else dict(enumerate(p for p, _ in model.vocab))
         self._model_vocab = vocab
 
     def __repr__(self):
