@@ -409,3 +409,13 @@ def test_tokenizer_with_gaps_in_its_ids_is_refused(tmp_path, env):
     res = run([script("tc-train"), "--train", data, "--out", tmp_path / "out", "--tokenizer", tmp_path / "gapped.json", "--max-steps", "2", *SMALL], env)
     one_line_error(res, "tc-train", "numbers its 14 tokens with gaps (ids up to 907): tc-train needs ids 0 to 13")
     assert not (tmp_path / "out").exists()
+
+
+def test_a_run_in_out_is_refused_before_torch_loads(trained, tmp_path, env):
+    "tc-train refuses an --out that holds a run without importing torch (a torch that fails to import proves it); a finished run leaves no .lock (issue 35)."
+    out, data = trained
+    assert not (out / ".lock").exists()
+    (tmp_path / "torch").mkdir()
+    (tmp_path / "torch" / "__init__.py").write_text("raise ImportError('torch was imported')\n")
+    env = {**env, "PYTHONPATH": os.pathsep.join([str(tmp_path), env.get("PYTHONPATH", "")])}
+    one_line_error(run([script("tc-train"), "--train", data, "--out", out], env), "tc-train", f"{out} already holds a run")
