@@ -472,6 +472,8 @@ class Digits:
 @dataclass
 class CharDelimiterSplit:
     delimiter: str
+    def __post_init__(self):
+        if len(self.delimiter) != 1: _refuse(self, "delimiter", f"must be one character, got {self.delimiter!r}")
     def pre_tokenize(self, piece): return _cut(piece, _char_spans(piece.text, self.delimiter.__eq__), "Removed")
 
 # %% ../nbs/07_pipeline.ipynb #e11405a1
@@ -639,7 +641,7 @@ def _merges_list(raw, where) -> list[tuple[str, str]]:
     out = []
     for m in raw:
         parts = m.split(" ") if isinstance(m, str) else m
-        if not (isinstance(parts, list) and len(parts) == 2 and all(isinstance(x, str) for x in parts)):
+        if not (isinstance(parts, (list, tuple)) and len(parts) == 2 and all(isinstance(x, str) for x in parts)):
             _refuse(where, "merges", f"entry {m!r} is not a pair of tokens")
         out.append(tuple(parts))
     return out
@@ -709,6 +711,7 @@ def _base_symbols(self: BPE, word: str) -> list[tuple[int, int, int]]:
             if unk and self.fuse_unk: unk = (unk[0], unk[1], pos + size)
             else:
                 if unk: out.append(unk)
+                if self.unk_token not in v: _refuse(self, "unk_token", f"{self.unk_token!r} is not in the vocab, and {c!r} needs it")  # as HF, at the first unknown character
                 unk = (v[self.unk_token], pos, pos + size)
             pos += size
     return out + [unk] if unk else out
@@ -804,6 +807,7 @@ def _template(p, name: str) -> list[tuple[str, str, int]]:
     for x in getattr(p, name):
         (kind, v), = x.items() if isinstance(x, dict) and len(x) == 1 else [(None, None)]
         if kind not in ("Sequence", "SpecialToken") or set(v) != {"id", "type_id"}: _refuse(p, name, f"entry {x!r} is not a Sequence or SpecialToken")
+        if kind == "Sequence" and name == "single" and v["id"] != "A": _refuse(p, name, f"uses ${v['id']}, but one text is $A (HF fails on it)")
         if kind == "SpecialToken" and v["id"] not in p.special_tokens: _refuse(p, name, f"names {v['id']!r}, which is not in special_tokens")
         out.append((kind, v["id"], v["type_id"]))
     return out
@@ -934,6 +938,8 @@ class MetaspaceDecoder:
     split: bool = True
     ignored = ("str_rep",)
     legacy = Metaspace.legacy
+    def __post_init__(self):
+        if len(self.replacement) != 1: _refuse(self, "replacement", f"must be one character, got {self.replacement!r}")
     def decode_chain(self, tokens):
         r, drop = self.replacement, self.prepend_scheme != "never"
         return [t.replace(r, "") if k == 0 and drop else t.replace(r, " ") for k, t in enumerate(tokens)]
@@ -1034,6 +1040,7 @@ def truncate(encs: list[Tokens], max_length: int, strategy: str = "LongestFirst"
     keep = lambda t, n: t[:n] if direction == "Right" else t[len(t.ids) - n:]
     n1, n2 = len(encs[0].ids), sum(len(t.ids) for t in encs[1:])
     if n1 + n2 <= max_length: return encs
+    if max_length == 0: return [t[:0] for t in encs]  # every text emptied, whatever the strategy (as HF)
     if strategy == "LongestFirst" and len(encs) == 2:
         a, b = sorted((n1, n2))
         b = a if a > max_length else max(a, max_length - a)
@@ -1151,7 +1158,8 @@ def _encodings(self: PipelineTokenizer, text, pair, add_special_tokens, allowed_
     pp = self.post_processor
     if self.truncation is not None:
         room = pp.added(len(encs) == 2) if pp is not None and add_special_tokens else 0
-        encs = truncate(encs, self.truncation["max_length"] - room, self.truncation["strategy"], self.truncation["direction"])
+        if room <= self.truncation["max_length"]:  # (HF cuts nothing when the special tokens alone pass max_length)
+            encs = truncate(encs, self.truncation["max_length"] - room, self.truncation["strategy"], self.truncation["direction"])
     return pp.process(encs, add_special_tokens, self._fast_trim() if self.fast else None) if pp is not None else sum(encs[1:], encs[0])
 
 def _finish(self: PipelineTokenizer, t: Tokens, length: int | None) -> Encoding:
