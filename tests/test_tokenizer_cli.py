@@ -186,3 +186,15 @@ def test_special_tokens_of_a_saved_tokenizer(tmp_path, env):
     assert res.returncode == 0 and json.loads(res.stdout)["ids"] == [2, 5, 3, 6, 3], res.stderr
     res = run([script("tc-tokenize"), "--tokenizer", str(vocab)], b"hello [SEP]\n", env)
     assert res.returncode == 1 and b"stdin line 1 holds the special token '[SEP]'" in res.stderr
+
+
+def test_a_third_column_and_a_folder_as_out_are_refused(tmp_path, env):
+    "--pair refuses `a<TAB>b<TAB>c` (a two-column TSV; it was read as ('a', 'b<TAB>c')); tc-train-tokenizer refuses a folder as --out before training (issue 35)."
+    res = run([script("tc-tokenize"), "--tokenizer", str(_tiny_vocab(tmp_path)), "--pair"], b"hello\tworld\tline\n", env)
+    lines = res.stderr.decode().splitlines()
+    assert res.returncode == 1 and lines == ["tc-tokenize: error: stdin line 1 has 2 tabs: with --pair each line is two texts separated by a tab"], lines
+    empty = tmp_path / "empty.txt"
+    empty.write_text("\n", encoding="utf-8")  # training on it would fail: the refusal comes first
+    res = run([script("tc-train-tokenizer"), "--out", str(tmp_path), str(empty)], env=env)
+    lines = res.stderr.decode().splitlines()
+    assert res.returncode == 1 and lines == [f"tc-train-tokenizer: error: --out {tmp_path} is a folder: name the file to write, e.g. {tmp_path / 'tokenizer.json'}"], lines

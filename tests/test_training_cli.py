@@ -398,3 +398,24 @@ def test_train_with_a_pipeline_tokenizer_json(name, data_dir, tmp_path, env):
     tok.add_special_tokens(["[PAD]", "[CLS]", "[SEP]"])
     assert encode_texts(model.tokenizer, texts) == encode_texts(tok, texts)
     assert model.config.pad_id == model.tokenizer.token_to_id("[PAD]") == tok.token_to_id("[PAD]")
+
+
+def test_tokenizer_with_gaps_in_its_ids_is_refused(tmp_path, env):
+    "tc-train --tokenizer with ids 0..3 and 7, 1506 (Hugging Face loads it): one line, exit 1, nothing left in --out (issue 35)."
+    data = toy_file(tmp_path / "train.tsv", 60)
+    vocab = {"[UNK]": 0, "[PAD]": 1, "[CLS]": 2, "[SEP]": 3, **{w: 7 + 100 * k for k, w in enumerate(["the", "film", *WORDS])}}
+    (tmp_path / "gapped.json").write_text(json.dumps({"model": {"type": "WordLevel", "vocab": vocab, "unk_token": "[UNK]"},
+                                                      "pre_tokenizer": {"type": "WhitespaceSplit"}}), encoding="utf-8")
+    res = run([script("tc-train"), "--train", data, "--out", tmp_path / "out", "--tokenizer", tmp_path / "gapped.json", "--max-steps", "2", *SMALL], env)
+    one_line_error(res, "tc-train", "numbers its 14 tokens with gaps (ids up to 907): tc-train needs ids 0 to 13")
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_run_in_out_is_refused_before_torch_loads(trained, tmp_path, env):
+    "tc-train refuses an --out that holds a run without importing torch (a torch that fails to import proves it); a finished run leaves no .lock (issue 35)."
+    out, data = trained
+    assert not (out / ".lock").exists()
+    (tmp_path / "torch").mkdir()
+    (tmp_path / "torch" / "__init__.py").write_text("raise ImportError('torch was imported')\n")
+    env = {**env, "PYTHONPATH": os.pathsep.join([str(tmp_path), env.get("PYTHONPATH", "")])}
+    one_line_error(run([script("tc-train"), "--train", data, "--out", out], env), "tc-train", f"{out} already holds a run")

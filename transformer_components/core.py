@@ -136,17 +136,29 @@ def exclusive_lock(
     folder: str | Path,  # the folder to lock (created when missing)
     name: str = ".lock",  # the lock file inside it
 ):
-    "Hold `folder`'s lock for the `with` block; `FolderLockedError` names the pid of a process that holds it."
+    "Hold `folder`'s lock for the `with` block, removing the lock file when it ends; `FolderLockedError` names the pid of a process that holds it."
     path = Path(folder) / name
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
-    try:
+    while True:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
         if not _try_lock(fd):
-            holder = os.read(fd, 100).decode(errors="replace").strip() or "unknown"
+            holder = os.read(fd, 100).decode(errors="replace").strip() or "unknown"; os.close(fd)
             raise FolderLockedError(f"{folder} is in use by another process (pid {holder}); wait for it to end or choose another folder")
+        if _same_file(fd, path): break
+        os.close(fd)  # its last holder removed it between our open and our lock: lock the file there now
+    try:
         os.ftruncate(fd, 0); os.write(fd, f"{os.getpid()}\n".encode())
         yield path
-    finally: os.close(fd)
+    finally:
+        try: path.unlink()  # still locked: whoever opened it meanwhile finds it gone once it locks, and retries (above)
+        except OSError: pass  # (Windows removes no open file: it stays, harmless)
+        os.close(fd)
+
+def _same_file(fd: int, path: Path) -> bool:
+    "Whether the open file `fd` is the file at `path` (not one removed from there)."
+    try: a, b = os.fstat(fd), os.stat(path)
+    except FileNotFoundError: return False
+    return (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino)
 
 # %% ../nbs/00_core.ipynb #9e436327
 def check_positive_int(
@@ -425,14 +437,26 @@ def interrupts_held():
 def lazy_command(
     prog: str,  # the console script's name, e.g. `"tc-train"`; its function is the same name with underscores
     module: str,  # the module of that function, e.g. `"training"`
+    check=None,  # `check(argv)`: refusals that need not wait for `module` to import
 ):
     "A console script's entry point that imports `module` only when run, inside `cli_errors(prog)`."
     def main():
         import importlib
         with cli_errors(prog):
+            if check is not None: check(sys.argv[1:])
             with interrupts_held(): command = getattr(importlib.import_module(f"transformer_components.{module}"), prog.replace("-", "_"))
             return command()
     return main
 
-_tc_train, _tc_eval, _tc_predict = (lazy_command(p, "training") for p in ("tc-train", "tc-eval", "tc-predict"))
+def _no_run_in_out(argv: list[str]):
+    "tc-train's refusal of an `--out` folder that holds a run, worded as `RunFolder.start` words it, before torch takes seconds to import."
+    p = argparse.ArgumentParser(add_help=False, allow_abbrev=False, exit_on_error=False)
+    p.add_argument("--out"); p.add_argument("--resume", action="store_true"); p.add_argument("--overwrite", action="store_true")
+    try: a, _ = p.parse_known_args(argv); source = json.loads((Path(a.out) / "run.json").read_text())["data"]["train"]["source"]
+    except (Exception, SystemExit): return  # no run there, or arguments that tc-train's own parser explains
+    if not (a.resume or a.overwrite):
+        raise ValueError(f"{Path(a.out)} already holds a run ({source}); pass --resume to continue it or --overwrite to replace it")
+
+_tc_train = lazy_command("tc-train", "training", check=_no_run_in_out)
+_tc_eval, _tc_predict = (lazy_command(p, "training") for p in ("tc-eval", "tc-predict"))
 

@@ -462,13 +462,14 @@ def encode_texts(
     texts: list[str],  # the sentences, read as ordinary text
     max_seq_len: int = 128,  # longest id sequence kept (the final `[SEP]` is kept when cutting)
 ) -> list[list[int]]:
-    "`[CLS] ids [SEP]` of every text, cut to `max_seq_len`."
+    "`[CLS] ids [SEP]` of every text, cut to `max_seq_len`; never padded (a tokenizer.json's padding is dropped: batches are padded after `[SEP]`)."
     if check_positive_int("max_seq_len", max_seq_len) < 2: raise ValueError(f"max_seq_len must be >= 2 ([CLS] and [SEP]), got {max_seq_len}")
     cls, sep = tokenizer.token_to_id("[CLS]"), tokenizer.token_to_id("[SEP]")
     if cls is None or sep is None: raise ValueError("the tokenizer has no [CLS] or [SEP] token: add them with tokenizer.add_special_tokens")
     out = []
     for t in texts:
-        ids = [cls, *tokenizer.encode(t, add_special_tokens=False, disallowed_special="none"), sep]
+        e = tokenizer.encode(t, add_special_tokens=False, disallowed_special="none")
+        ids = [cls, *(i for i, real in zip(e, e.attention_mask) if real), sep]
         out.append(ids if len(ids) <= max_seq_len else ids[: max_seq_len - 1] + ids[-1:])
     return out
 

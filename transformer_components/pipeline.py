@@ -9,6 +9,7 @@ import base64
 import json
 import re
 import struct
+import time
 import unicodedata
 from collections import Counter
 from collections.abc import Iterable
@@ -29,8 +30,8 @@ from .wordpiece import (_CJK_RE, _CLEANUP, _CONTROL_RE, _MARK_RE, _NFD_KEEP, _PU
 
 # %% auto #0
 __all__ = ['NFC', 'NFD', 'NFKC', 'NFKD', 'Normalized', 'transform', 'part', 'Unsupported', 'component', 'to_json',
-           'unicode_changes', 'Lowercase', 'StripAccents', 'Strip', 'onig_to_regex', 'finditer', 'find_spans',
-           'Replace', 'Prepend', 'BertNormalizer', 'CharsMap', 'Precompiled', 'Nmt', 'NormalizerSequence',
+           'unicode_changes', 'Lowercase', 'StripAccents', 'Strip', 'onig_to_regex', 'finditer', 'match_budget',
+           'find_spans', 'Replace', 'Prepend', 'BertNormalizer', 'CharsMap', 'Precompiled', 'Nmt', 'NormalizerSequence',
            'split_spans', 'Split', 'Punctuation', 'Digits', 'CharDelimiterSplit', 'FixedLength', 'WhitespaceSplit',
            'Whitespace', 'BertPreTokenizer', 'ByteLevel', 'ByteLevelNormalizer', 'Metaspace', 'UnicodeScripts',
            'PreTokenizerSequence', 'bpe_merge_spans', 'BPE', 'WordPieceModel', 'WordLevel', 'Tokens', 'special_tokens',
@@ -285,17 +286,30 @@ def finditer(r: regex.Pattern, text: str):
     "`r.finditer(text)`, characters newer than HF's Unicode tables matched as the unassigned ones they are there."
     return r.finditer(text if text.isascii() else text.translate(_UNASSIGNED))
 
-def find_spans(r: regex.Pattern, text: str) -> list[tuple[int, int]]:
+def match_budget(n: int) -> float:
+    "Seconds a file's pattern may spend matching a text of `n` characters: 1, and 10 µs a character more (matching is linear in all but backtracking patterns)."
+    return 1.0 + 1e-5 * n
+
+def find_spans(r: regex.Pattern, text: str, where=None) -> list[tuple[int, int]]:
     """The `(start, end)` of each match of `r` in `text` as HF's engine finds them (`finditer` above): none in an empty
-    text, and an empty match where the last match ended is skipped, the search going on one character further."""
+    text, and an empty match where the last match ended is skipped, the search going on one character further.
+    A pattern comes from a file, which is data: past `match_budget` it is refused, naming the part `where` and the pattern
+    (`(a|aa)+$` backtracks exponentially; HF's engine gives up on such a match too)."""
     t = text if text.isascii() else text.translate(_UNASSIGNED)
-    spans = [m.span() for m in r.finditer(t)] if text else []
-    if all(s < e for s, e in spans): return spans  # without empty matches the two rules agree
-    spans, pos, last = [], 0, None
-    while pos <= len(t) and (m := r.search(t, pos)):
-        if m.start() == m.end() == last: pos += 1; continue
-        spans.append(m.span()); pos = last = m.end()
-    return spans
+    end = time.monotonic() + match_budget(len(t))
+    try:
+        spans = [m.span() for m in r.finditer(t, timeout=match_budget(len(t)))] if text else []
+        if all(s < e for s, e in spans): return spans  # without empty matches the two rules agree
+        spans, pos, last = [], 0, None
+        while pos <= len(t) and (m := r.search(t, pos, timeout=max(end - time.monotonic(), 0))):  # (a negative timeout is none)
+            if m.start() == m.end() == last: pos += 1; continue
+            spans.append(m.span()); pos = last = m.end()
+        return spans
+    except TimeoutError:
+        p = r.pattern if where is None else where.pattern.get("Regex", r.pattern)
+        why = f"{p!r} did not finish matching a text of {len(t):,} characters in {match_budget(len(t)):.3g} s (it backtracks too much)"
+        if where is None: raise Unsupported(f"pattern {why}") from None
+        _refuse(where, "pattern", why)
 
 @part("normalizer", "Replace")
 @dataclass
@@ -307,7 +321,7 @@ class Replace:
     def normalize(self, n: Normalized) -> Normalized:
         one = self.pattern.get("String")
         if one is not None and len(one) == len(self.content) == 1: return Normalized(n.text.replace(one, self.content), n.align)  # fast path: 1 -> 1
-        matches = find_spans(self._re, n.text)
+        matches = find_spans(self._re, n.text, self)
         if not matches: return n
         text, align, last, new = n.text, n.align, 0, []
         for s, e in matches:
@@ -472,7 +486,7 @@ class Split:
     invert: bool = False  # split at what does not match
     def __post_init__(self): self._re = _pattern(self.pattern, self); _check_behavior(self)
     def pre_tokenize(self, piece: Normalized) -> list[Normalized]:
-        return _cut(piece, find_spans(self._re, piece.text), self.behavior, self.invert)
+        return _cut(piece, find_spans(self._re, piece.text, self), self.behavior, self.invert)
 
 # %% ../nbs/07_pipeline.ipynb #b97b6a24
 _IS_PUNCT = regex.compile(f"[{_PUNCT_CLASS}]").match
@@ -498,6 +512,8 @@ class Digits:
 @dataclass
 class CharDelimiterSplit:
     delimiter: str
+    def __post_init__(self):
+        if len(self.delimiter) != 1: _refuse(self, "delimiter", f"must be one character, got {self.delimiter!r}")
     def pre_tokenize(self, piece): return _cut(piece, _char_spans(piece.text, self.delimiter.__eq__), "Removed")
 
 # %% ../nbs/07_pipeline.ipynb #f4afae76
@@ -691,7 +707,7 @@ def _merges_list(raw, where) -> list[tuple[str, str]]:
     out = []
     for m in raw:
         parts = m.split(" ") if isinstance(m, str) else m
-        if not (isinstance(parts, list) and len(parts) == 2 and all(isinstance(x, str) for x in parts)):
+        if not (isinstance(parts, (list, tuple)) and len(parts) == 2 and all(isinstance(x, str) for x in parts)):
             _refuse(where, "merges", f"entry {m!r} is not a pair of tokens")
         out.append(tuple(parts))
     return out
@@ -761,6 +777,7 @@ def _base_symbols(self: BPE, word: str) -> list[tuple[int, int, int]]:
             if unk and self.fuse_unk: unk = (unk[0], unk[1], pos + size)
             else:
                 if unk: out.append(unk)
+                if self.unk_token not in v: _refuse(self, "unk_token", f"{self.unk_token!r} is not in the vocab, and {c!r} needs it")  # as HF, at the first unknown character
                 unk = (v[self.unk_token], pos, pos + size)
             pos += size
     return out + [unk] if unk else out
@@ -857,6 +874,7 @@ def _template(p, name: str) -> list[tuple[str, str, int]]:
     for x in getattr(p, name):
         (kind, v), = x.items() if isinstance(x, dict) and len(x) == 1 else [(None, None)]
         if kind not in ("Sequence", "SpecialToken") or set(v) != {"id", "type_id"}: _refuse(p, name, f"entry {x!r} is not a Sequence or SpecialToken")
+        if kind == "Sequence" and name == "single" and v["id"] != "A": _refuse(p, name, f"uses ${v['id']}, but one text is $A (HF fails on it)")
         if kind == "SpecialToken" and v["id"] not in p.special_tokens: _refuse(p, name, f"names {v['id']!r}, which is not in special_tokens")
         if kind == "Sequence" and v["id"] not in ("A", "B")[:1 + (name == "pair")]: _refuse(p, name, f"names sequence {v['id']!r}; the {name} template has {'A' if name == 'single' else 'A and B'}")
         if type(v["type_id"]) is not int or v["type_id"] < 0: _refuse(p, name, f"entry {x!r}: type_id must be an integer >= 0")
@@ -992,6 +1010,8 @@ class MetaspaceDecoder:
     split: bool = True
     ignored = ("str_rep",)
     legacy = Metaspace.legacy
+    def __post_init__(self):
+        if len(self.replacement) != 1: _refuse(self, "replacement", f"must be one character, got {self.replacement!r}")
     def decode_chain(self, tokens):
         r, drop = self.replacement, self.prepend_scheme != "never"
         return [t.replace(r, "") if k == 0 and drop else t.replace(r, " ") for k, t in enumerate(tokens)]
@@ -1092,6 +1112,7 @@ def truncate(encs: list[Tokens], max_length: int, strategy: str = "LongestFirst"
     keep = lambda t, n: t[:n] if direction == "Right" else t[len(t.ids) - n:]
     n1, n2 = len(encs[0].ids), sum(len(t.ids) for t in encs[1:])
     if n1 + n2 <= max_length: return encs
+    if max_length == 0: return [t[:0] for t in encs]  # every text emptied, whatever the strategy (as HF)
     if strategy == "LongestFirst" and len(encs) == 2:
         a, b = sorted((n1, n2))
         b = a if a > max_length else max(a, max_length - a)
@@ -1146,8 +1167,8 @@ class PipelineTokenizer(Tokenizer):
         self.fast = fast
         self.model, self.normalizer, self.pre_tokenizer, self.post_processor, self.decoder = model, normalizer, pre_tokenizer, post_processor, decoder
         self.truncation, self.padding = _options(truncation, _TRUNCATION, "truncation"), _options(padding, _PADDING, "padding")
-        vocab = model.vocab if isinstance(model.vocab, dict) else {p: i for i, (p, _) in reversed(list(enumerate(model.vocab)))}
-        self._vocab, self._id_token = dict(vocab), {i: t for t, i in vocab.items()}
+        vocab = model.vocab if isinstance(model.vocab, dict) else {p: i for i, (p, _) in enumerate(model.vocab)}  # a piece twice: its last id, as HF
+        self._vocab, self._id_token = dict(vocab), {i: t for t, i in vocab.items()} if isinstance(model.vocab, dict) else dict(enumerate(p for p, _ in model.vocab))
         self._model_vocab = vocab
 
     def __repr__(self):
@@ -1211,7 +1232,8 @@ def _encodings(self: PipelineTokenizer, text, pair, add_special_tokens, allowed_
     pp = self.post_processor
     if self.truncation is not None:
         room = pp.added(len(encs) == 2) if pp is not None and add_special_tokens else 0
-        encs = truncate(encs, self.truncation["max_length"] - room, self.truncation["strategy"], self.truncation["direction"])
+        if room <= self.truncation["max_length"]:  # (HF cuts nothing when the special tokens alone pass max_length)
+            encs = truncate(encs, self.truncation["max_length"] - room, self.truncation["strategy"], self.truncation["direction"])
     return pp.process(encs, add_special_tokens, self._fast_trim() if self.fast else None) if pp is not None else sum(encs[1:], encs[0])
 
 def _finish(self: PipelineTokenizer, t: Tokens, length: int | None) -> Encoding:
@@ -1372,7 +1394,7 @@ def _quick_strip(self: Strip, text: str, pos):
 def _quick_replace(self: Replace, text: str, pos):
     one = self.pattern.get("String")
     if one is not None and len(one) == len(self.content) == 1: return text.replace(one, self.content), pos
-    spans = find_spans(self._re, text)
+    spans = find_spans(self._re, text, self)
     if not spans: return text, pos
     if spans[0][1] == 0 and self.content: return None  # inserted at the start, the content stands for no character
     pos, out, new, last = _positions(text, pos), [], [], 0

@@ -518,12 +518,15 @@ def read_added_tokens(
     model_vocab: dict[str, int],  # its `model.vocab`
     where: str,  # the file, for messages
 ) -> list[tuple[AddedToken, int, bool]]:
-    "`(token, id, in model.vocab)` of each of `d`'s `added_tokens`, checked to have the id HF gives it."
+    "`(token, id, in model.vocab)` of each of `d`'s `added_tokens`, checked to have the id HF gives it (a content given twice: its first id, the later options)."
     raw = d.get("added_tokens") or []
     if not isinstance(raw, list): raise ValueError(f"{where}: added_tokens must be a list, got {type(raw).__name__}")
-    out, ids, nxt = [], set(model_vocab.values()), len(model_vocab)
+    out, ids, nxt, seen = [], set(model_vocab.values()), len(model_vocab), {}
     for k, entry in enumerate(raw):
         token, i = parse_added_token(entry, f"{where}: added_tokens[{k}]")
+        if token.content in seen:  # HF adds a content once: the later entry's id is ignored, its options replace the earlier's
+            j = seen[token.content]; out[j] = (token, *out[j][1:]); continue
+        seen[token.content] = len(out)
         hf, known = model_vocab.get(token.content, nxt), token.content in model_vocab
         if i != hf or (not known and hf in ids):
             raise ValueError(f"{where}: added token {token.content!r} has id {i}, but Hugging Face would give it "

@@ -28,9 +28,9 @@ def _encode_line(tok: Tokenizer, raw: bytes, n: int, allowed_special, disallowed
     try:
         text = raw.decode("utf-8").removesuffix("\n").removesuffix("\r")
         if not pair: return tok.encode(text, allowed_special=allowed_special, disallowed_special=disallowed_special)
-        first, tab, second = text.partition("\t")
-        if not tab: raise ValueError(f"stdin line {n} has no tab: with --pair each line is two texts separated by a tab")
-        return tok.encode(first, pair=second, allowed_special=allowed_special, disallowed_special=disallowed_special)
+        texts = text.split("\t")  # a two-column TSV: a third column is an error, never part of the second text
+        if len(texts) != 2: raise ValueError(f"stdin line {n} has {len(texts) - 1 or 'no'} tab{'s' * (len(texts) > 2)}: with --pair each line is two texts separated by a tab")
+        return tok.encode(texts[0], pair=texts[1], allowed_special=allowed_special, disallowed_special=disallowed_special)
     except UnicodeDecodeError as e:
         raise ValueError(f"stdin line {n} is not valid UTF-8 (byte {e.start + 1} of the line: {raw[e.start:e.start + 1]!r})") from None
     except DisallowedSpecialToken as e:
@@ -146,6 +146,9 @@ def tc_train_tokenizer(argv: list[str] | None = None):  # arguments (default: th
     p.add_argument("--out", default="tokenizer.json", metavar="PATH", help="where to write the tokenizer (atomically)")
     args = p.parse_args(argv)
     with cli_errors("tc-train-tokenizer"):
+        out = Path(args.out)  # checked before training, which can take long
+        if out.is_dir(): raise ValueError(f"--out {out} is a folder: name the file to write, e.g. {out / 'tokenizer.json'}")
+        if not out.parent.is_dir(): raise ValueError(f"--out {out}: there is no folder {out.parent} to write it in")
         tok = train_tokenizer(args.model, args.vocab_size, read_training_files(args.files))
         tok.save(args.out)
         print(f"wrote {args.out}: {args.model}, {tok.vocab_size} tokens", file=sys.stderr)

@@ -736,6 +736,9 @@ def _make_tokenizer(a, texts: list[str]) -> tuple[Tokenizer, dict]:
         ids = tok.add_special_tokens(missing)
         print(f"tc-train: note: {given} has no {', '.join(missing)}: added as ids {', '.join(map(str, ids))} "
               f"({tok.vocab_size} tokens in all)", file=sys.stderr)
+    top = max(tok.get_vocab().values(), default=-1)
+    if top >= tok.vocab_size:  # the model's token table has a row per id, 0 to vocab_size - 1: a larger id indexes past it
+        raise ValueError(f"{given} numbers its {tok.vocab_size} tokens with gaps (ids up to {top}): tc-train needs ids 0 to {tok.vocab_size - 1}")
     return tok, {"source": str(given) if given else "trained", "vocab_size": tok.vocab_size, "added": missing}
 
 # %% ../nbs/42_training.ipynb #cli103

@@ -82,9 +82,8 @@ class Unigram:
             raise UnigramError("model Unigram: vocab must be a list of [piece, score] pairs")
         if self.unk_id is not None and not 0 <= self.unk_id < len(self.vocab):
             raise UnigramError(f"model Unigram: unk_id {self.unk_id} is not an id of the {len(self.vocab)} pieces")
-        self.ids = {}
-        for i, (p, _) in enumerate(self.vocab): self.ids.setdefault(p, i)
-        self.scores = {p: float(s) for p, s in reversed(self.vocab)}
+        self.ids = {p: i for i, (p, _) in enumerate(self.vocab)}  # a piece listed twice: its last id and score, as in HF
+        self.scores = {p: float(s) for p, s in self.vocab}
         self.unk_score = min(self.scores.values(), default=0.0) - UNK_PENALTY
         self.table = prefix_table(self.scores)
         self._cache = {}
