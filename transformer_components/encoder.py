@@ -188,8 +188,7 @@ def _check_input(self: TransformerEncoder, tokens, token_positions, mask=None):
 @patch
 def _embed(self: TransformerEncoder, tokens, token_positions):
     "Token vectors with the scheme's positions `[batch, seq_len, embedding_dim]`, zero at padding; before dropout."
-    x = self.token_embedding.embedding(tokens)  # the table's lookup: `_check_input` checked the ids
-    x = self.embedding_norm(self.positional_encoding.embed(x, token_positions))
+    x = self.embedding_norm(self.positional_encoding.embed(self.token_embedding.embedding(tokens), token_positions))  # ids checked already
     return x if self.config.pad_id is None else x.masked_fill((tokens == self.config.pad_id).unsqueeze(-1), 0.0)
 
 # %% ../nbs/41_encoder.ipynb #f2635794
@@ -206,9 +205,8 @@ def forward(self: TransformerEncoder,
     if self.fast and mask is None and not need_weights:  # the same blocks on the real tokens only
         layout = Unpadding(torch.ones_like(tokens, dtype=torch.bool) if pad is None else ~pad[..., 0]); mask = layout.mask
     elif mask is None and pad is not None: mask = ~pad.transpose(1, 2)[:, None]  # [batch, 1, 1, seq_len]
-    seq_len, scheme = tokens.shape[1], self.positional_encoding
-    hooks = dict(qk_transform=scheme.qk_transform(seq_len, token_positions, tokens.device),
-                 attn_bias=scheme.attn_bias(seq_len, token_positions, tokens.device))  # once, for every layer
+    at = (tokens.shape[1], token_positions, tokens.device)  # the hooks run once, for every layer:
+    hooks = dict(qk_transform=self.positional_encoding.qk_transform(*at), attn_bias=self.positional_encoding.attn_bias(*at))
     x = self._embed(tokens, token_positions)
     x, weights = _dropout(self.dropout, x if layout is None else layout.unpad(x), layout is not None), []
     for layer in self.layers:

@@ -41,11 +41,9 @@ def apply_rotary(
     out: torch.Tensor | None = None,  # write there with the fast kernels (`x` itself: in place); inference only
 ) -> torch.Tensor:  # `[batch, heads, seq_len, head_dim]`
     "Turn each pair `(a, b)` of the first `2*cos.shape[-1]` coordinates of `x` into `(a cos - b sin, b cos + a sin)`."
-    r, d = 2 * cos.shape[-1], x.shape[-1]
     check_choice("layout", layout, ROPE_LAYOUTS)
-    if r > d: raise ValueError(f"cos/sin cover {r} coordinates but x has only {d}")
-    if out is not None: return _rotate_into(x, cos, sin, layout, out)  # the fast kernels, last section
-    return _rotated(x, cos, sin, layout)
+    if 2 * cos.shape[-1] > x.shape[-1]: raise ValueError(f"cos/sin cover {2 * cos.shape[-1]} coordinates but x has only {x.shape[-1]}")
+    return _rotated(x, cos, sin, layout) if out is None else _rotate_into(x, cos, sin, layout, out)  # the fast kernels, last section
 
 def _rotated(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, layout: str) -> torch.Tensor:
     "`apply_rotary`'s formula without its checks, for callers that checked once (a model's layers)."
