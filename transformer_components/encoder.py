@@ -18,8 +18,9 @@ import torch.nn.functional as F
 from fastcore.basics import patch
 from torch import nn
 
-from .attention import MultiHeadAttention
+from .attention import MultiHeadAttention, Unpadding, alibi_bias, cheap_dropout
 from .core import atomic_write, check_choice, check_fields, check_positive_int, check_token_ids, read_json_file
+from .masks import check_mask
 from .embeddings import (TokenEmbeddings, load_safetensors, load_safetensors_tensor, read_safetensors_header,
                                                save_safetensors)
 from .positional_encoding import PositionalEncoder, positions_for
@@ -29,20 +30,21 @@ from .rope import RotaryEmbedding
 __all__ = ['POSITION_SCHEMES', 'ACTIVATIONS', 'POOLINGS', 'MODEL_FORMAT', 'MODEL_VERSION', 'MODEL_CONFIG_KEYS',
            'BERT_WORD_EMBEDDINGS', 'PositionScheme', 'LearnedPositions', 'SinusoidalPositions', 'RotaryPositions',
            'ALiBiPositions', 'EncoderConfig', 'EncoderBlock', 'TransformerEncoder', 't5_bucket', 'T5Bias',
-           'cheap_dropout', 'Unpadding', 'SentimentClassifier', 'file_sha256', 'read_model_config', 'model_folder',
-           'encode_texts', 'pad_batch', 'load_bert_weights', 'plot_attention']
+           'SentimentClassifier', 'file_sha256', 'read_model_config', 'model_folder', 'encode_texts', 'pad_batch',
+           'load_bert_weights', 'plot_attention']
 
 # %% ../nbs/41_encoder.ipynb #07c15ce8
 class PositionScheme(nn.Module):
-    "How positions enter the encoder; this base adds none (NoPE). A scheme overrides the hooks it needs."
-    def __init__(self, config=None, causal: bool = False):  # every scheme is built from the config and causality
-        super().__init__()
-        self.rotary: RotaryEmbedding | None = None  # handed to every block's attention, which rotates queries and keys
-        self.alibi = False  # every block's attention adds ALiBi's distance penalty itself
+    "How positions enter the encoder, through three hooks the encoder calls once per forward; this base adds none (NoPE)."
+    def __init__(self, config=None, causal: bool = False): super().__init__()  # every scheme is built from the config and causality
 
     def embed(self, x: torch.Tensor, token_positions: torch.Tensor | None) -> torch.Tensor:
         "Token vectors `[batch, seq_len, embedding_dim]` with positions added (here: unchanged)."
         return x
+
+    def qk_transform(self, seq_len: int, token_positions: torch.Tensor | None, device):
+        "A function `(q, k) -> (q, k)` on every layer's queries and keys `[batch, heads, seq_len, head_dim]`, or None (here: None)."
+        return None
 
     def attn_bias(self, seq_len: int, token_positions: torch.Tensor | None, device) -> torch.Tensor | None:
         "A float bias `[1 or batch, heads, seq_len, seq_len]` on every layer's attention scores, or None (here: None)."
@@ -53,20 +55,22 @@ class LearnedPositions(PositionalEncoder, PositionScheme):
     "A trained vector per position `0 .. max_seq_len-1` added to the token vectors (the book chapter's; longer inputs are refused)."
     is_learned = True
     def __init__(self, config, causal: bool = False): super().__init__(config.max_seq_len, config.embedding_dim, is_learned=self.is_learned)
-    def embed(self, x, token_positions): return self(x, token_positions)
+    def embed(self, x, token_positions): return self._add(x, token_positions)
 
 class SinusoidalPositions(LearnedPositions):
     "The fixed sinusoids of Vaswani et al. instead, from a table that grows on demand."
     is_learned = False
 
 class RotaryPositions(PositionScheme):
-    "Nothing added: one `RotaryEmbedding`, shared by every block, rotates queries and keys (`.rotary.set_scaling` stretches all)."
+    "Nothing added: one `RotaryEmbedding` rotates every layer's queries and keys (`.rotary.set_scaling` stretches all)."
     def __init__(self, config, causal: bool = False):
         super().__init__(); self.rotary = RotaryEmbedding(config.head_dim, max_seq_len=config.max_seq_len)
+    def qk_transform(self, seq_len, token_positions, device): return self.rotary.qk_transform(seq_len, token_positions, device)
 
 class ALiBiPositions(PositionScheme):
-    "Nothing added: every block's attention lowers each score by a per-head slope times the distance (Press et al. 2022)."
-    def __init__(self, config, causal: bool = False): super().__init__(); self.alibi = True
+    "Nothing added: every layer's scores are lowered by a per-head slope times the distance (Press et al. 2022)."
+    def __init__(self, config, causal: bool = False): super().__init__(); self.num_heads = config.num_heads
+    def attn_bias(self, seq_len, token_positions, device): return alibi_bias(self.num_heads, seq_len, token_positions=token_positions, device=device)
 
 POSITION_SCHEMES: dict[str, type[PositionScheme]] = {  # `EncoderConfig.positions` -> the scheme the encoder builds
     "learned": LearnedPositions, "sinusoidal": SinusoidalPositions, "rotary": RotaryPositions, "alibi": ALiBiPositions, "none": PositionScheme}
@@ -117,39 +121,42 @@ def from_dict(cls: EncoderConfig,
     return cls(**d)
 
 # %% ../nbs/41_encoder.ipynb #a652fd7d
+def _dropout(module: nn.Dropout, x: torch.Tensor, rows: bool) -> torch.Tensor:
+    "`module(x)`; on the rows of the fast path, the same with `cheap_dropout`'s draws."
+    return cheap_dropout(x, module.p) if rows and module.training else module(x)
+
 class EncoderBlock(nn.Module):
     "Self-attention + feed-forward, each with a residual and a LayerNorm: `[batch, seq_len, embedding_dim]` → the same shape."
     def __init__(self,
                  config: EncoderConfig,  # sizes, dropout, norm placement, activation
-                 positions: PositionScheme | None = None,  # its `rotary` and `alibi` go to the attention (default: none)
                  causal: bool = False,  # each position attends only to itself and earlier ones (a language model)
                 ):
         super().__init__()
-        c, pos = config, positions or PositionScheme()
-        self.self_attn = MultiHeadAttention(c.embedding_dim, c.num_heads, c.dropout, rotary=pos.rotary, alibi=pos.alibi,
-                                            causal=True if causal else None)
+        c = config
+        self.self_attn = MultiHeadAttention(c.embedding_dim, c.num_heads, c.dropout, causal=True if causal else None)
         self.linear1, self.linear2 = nn.Linear(c.embedding_dim, c.ff_dim), nn.Linear(c.ff_dim, c.embedding_dim)
         self.norm1, self.norm2 = (nn.LayerNorm(c.embedding_dim, eps=c.layer_norm_eps) for _ in range(2))
         self.dropout, self.dropout1, self.dropout2 = (nn.Dropout(c.dropout) for _ in range(3))
         self.norm_first, self.activation = c.norm_first, F.relu if c.activation == "relu" else F.gelu
 
-    def _ff(self, h): return self.dropout2(self.linear2(self.dropout(self.activation(self.linear1(h)))))
-
 # %% ../nbs/41_encoder.ipynb #898f9b86
 @patch
 def forward(self: EncoderBlock,
-            x: torch.Tensor,  # `[batch, seq_len, embedding_dim]`
+            x: torch.Tensor,  # `[batch, seq_len, embedding_dim]` (with a `layout`: its real tokens `[n, embedding_dim]`)
             mask: torch.Tensor | None = None,  # bool, True = may attend, e.g. `real_token_mask(token_ids)` `[batch, 1, 1, seq_len]`
-            token_positions: torch.Tensor | None = None,  # positions for rotary / ALiBi, `[seq_len]` or `[batch, seq_len]`
+            qk_transform=None,  # the position scheme's `(q, k) -> (q, k)` on the attention heads, or None
             attn_bias: torch.Tensor | None = None,  # the position scheme's float bias on the scores `[1 or batch, heads, seq_len, seq_len]`
             need_weights: bool = False,  # also return the attention weights `[batch, heads, seq_len, seq_len]`
+            layout: Unpadding | None = None,  # the fast path: `x` holds the real tokens of this padded batch
            ):
     "`x`'s shape: pre-norm `x + attn(norm(x))` then `x + ff(norm(x))`; post-norm normalises after each sum instead."
-    res = self.self_attn(self.norm1(x) if self.norm_first else x, mask=mask, token_positions=token_positions,
-                         attn_bias=attn_bias, need_weights=need_weights)
+    rows = layout is not None
+    def ff(h): return _dropout(self.dropout2, self.linear2(_dropout(self.dropout, self.activation(self.linear1(h)), rows)), rows)
+    h = self.norm1(x) if self.norm_first else x
+    res = self.self_attn._forward(h, h, h, mask, None, need_weights, qk_transform, attn_bias, layout)  # checked by the encoder
     a, w = res if need_weights else (res, None)
-    if self.norm_first: x = x + self.dropout1(a); x = x + self._ff(self.norm2(x))
-    else: x = self.norm1(x + self.dropout1(a)); x = self.norm2(x + self._ff(x))
+    if self.norm_first: x = x + _dropout(self.dropout1, a, rows); x = x + ff(self.norm2(x))
+    else: x = self.norm1(x + _dropout(self.dropout1, a, rows)); x = self.norm2(x + ff(x))
     return (x, w) if need_weights else x
 
 # %% ../nbs/41_encoder.ipynb #a5569ae4
@@ -162,25 +169,26 @@ class TransformerEncoder(nn.Module):
         super().__init__()
         self.config = c = config
         self.token_embedding = TokenEmbeddings(c.vocab_size, c.embedding_dim, pad_id=c.pad_id)
-        self.positional_encoding = POSITION_SCHEMES[c.positions](c, causal)  # one scheme, shared by every block
+        self.positional_encoding = POSITION_SCHEMES[c.positions](c, causal)  # one scheme; its hooks serve every block
         self.embedding_norm = nn.LayerNorm(c.embedding_dim, eps=c.layer_norm_eps) if c.embedding_norm else nn.Identity()
         self.dropout = nn.Dropout(c.dropout)
-        self.layers = nn.ModuleList(EncoderBlock(c, self.positional_encoding, causal) for _ in range(c.num_layers))
+        self.layers = nn.ModuleList(EncoderBlock(c, causal) for _ in range(c.num_layers))
         self.norm = nn.LayerNorm(c.embedding_dim, eps=c.layer_norm_eps) if c.norm_first and c.num_layers else nn.Identity()
         self.fast = False  # True: the same function on the real tokens only, with cheaper dropout draws (see "The fast path")
 
 # %% ../nbs/41_encoder.ipynb #f2635793
 @patch
-def _check_input(self: TransformerEncoder, tokens, token_positions):
-    "Refuse ids that are not `[batch, seq_len]` integers below `vocab_size`, and positions that are not `[seq_len]` or `[batch, seq_len]`."
+def _check_input(self: TransformerEncoder, tokens, token_positions, mask=None):
+    "Refuse ids that are not `[batch, seq_len]` integers below `vocab_size`, positions not `[seq_len]` or `[batch, seq_len]`, and a mask that does not fit."
     check_token_ids("tokens", tokens, self.config.vocab_size, shape="[batch, seq_len]")
     positions_for(tokens.shape[1], token_positions, batch=tokens.shape[0])  # every scheme's rule for explicit positions
+    if mask is not None: check_mask(mask, tokens.shape[1], tokens.shape[1], tokens.shape[0], self.config.num_heads)
 
 # %% ../nbs/41_encoder.ipynb #50cdf470
 @patch
 def _embed(self: TransformerEncoder, tokens, token_positions):
     "Token vectors with the scheme's positions `[batch, seq_len, embedding_dim]`, zero at padding; before dropout."
-    x = self.embedding_norm(self.positional_encoding.embed(self.token_embedding(tokens), token_positions))
+    x = self.embedding_norm(self.positional_encoding.embed(self.token_embedding.embedding(tokens), token_positions))  # ids checked already
     return x if self.config.pad_id is None else x.masked_fill((tokens == self.config.pad_id).unsqueeze(-1), 0.0)
 
 # %% ../nbs/41_encoder.ipynb #f2635794
@@ -192,15 +200,19 @@ def forward(self: TransformerEncoder,
             need_weights: bool = False,  # also return a list of per-layer attention weights `[batch, heads, seq_len, seq_len]`
            ):
     "Contextual vectors `[batch, seq_len, embedding_dim]`, zeros at padding (and the attention weights when asked)."
-    self._check_input(tokens, token_positions)
-    if self.fast and mask is None and not need_weights: return self._forward_unpadded(tokens, token_positions)
-    pad = None if self.config.pad_id is None else (tokens == self.config.pad_id).unsqueeze(-1)  # [batch, seq_len, 1]
-    if mask is None and pad is not None: mask = ~pad.transpose(1, 2)[:, None]  # [batch, 1, 1, seq_len]
-    bias = self.positional_encoding.attn_bias(tokens.shape[1], token_positions, tokens.device)
-    x, weights = self.dropout(self._embed(tokens, token_positions)), []
+    self._check_input(tokens, token_positions, mask)
+    pad, layout = None if self.config.pad_id is None else (tokens == self.config.pad_id).unsqueeze(-1), None  # [batch, seq_len, 1]
+    if self.fast and mask is None and not need_weights:  # the same blocks on the real tokens only
+        layout = Unpadding(torch.ones_like(tokens, dtype=torch.bool) if pad is None else ~pad[..., 0]); mask = layout.mask
+    elif mask is None and pad is not None: mask = ~pad.transpose(1, 2)[:, None]  # [batch, 1, 1, seq_len]
+    at = (tokens.shape[1], token_positions, tokens.device)  # the hooks run once, for every layer:
+    hooks = dict(qk_transform=self.positional_encoding.qk_transform(*at), attn_bias=self.positional_encoding.attn_bias(*at))
+    x = self._embed(tokens, token_positions)
+    x, weights = _dropout(self.dropout, x if layout is None else layout.unpad(x), layout is not None), []
     for layer in self.layers:
-        x = layer(x, mask, token_positions, bias, need_weights)
+        x = layer(x, mask, need_weights=need_weights, layout=layout, **hooks)
         if need_weights: x, w = x; weights.append(w)
+    if layout is not None: return layout.pad(self.norm(x))
     x = self.norm(x) if pad is None else self.norm(x).masked_fill(pad, 0.0)
     return (x, weights) if need_weights else x
 
@@ -235,76 +247,6 @@ class T5Bias(PositionScheme):
         return self.relative_attention_bias(buckets).movedim(-1, -3)  # [1 or batch, heads, seq_len, seq_len]
 
 POSITION_SCHEMES["t5"] = T5Bias
-
-# %% ../nbs/41_encoder.ipynb #drp001
-def cheap_dropout(x: torch.Tensor, p: float) -> torch.Tensor:
-    "`F.dropout(x, p)` (any shape, `p` in [0, 1)) with the mask made from 16-bit slices of random 64-bit integers: ~2× faster draws on a CPU."
-    if p == 0: return x
-    n = x.numel()
-    lanes = torch.randint(-2**63, 2**63 - 1, ((n + 3) // 4,), dtype=torch.int64, device=x.device).view(torch.int16)[:n]
-    keep = lanes.view(x.shape) >= round(p * 65536) - 32768  # an int16 lane is below the threshold with probability ≈ p
-    return x * keep.to(x.dtype).mul_(1 / (1 - p))
-
-# %% ../nbs/41_encoder.ipynb #unp001
-class Unpadding:
-    "Where the real tokens of a padded batch lie: `unpad` gathers them, `[batch, seq_len, ...]` → `[n, ...]`; `pad` puts them back."
-    def __init__(self,
-                 keep: torch.Tensor,  # bool `[batch, seq_len]`, True at a real token (e.g. `token_ids != pad_id`)
-                ):
-        self.shape, self.full = tuple(keep.shape), bool(keep.all())
-        self.index = None if self.full else keep.flatten().nonzero().squeeze(1)  # `[n]` rows of the flattened batch
-        self.mask = None if self.full else keep[:, None, None, :]  # True = may attend, `[batch, 1, 1, seq_len]`
-        self.n = keep.numel() if self.full else len(self.index)  # number of real tokens
-
-    def unpad(self, x: torch.Tensor) -> torch.Tensor:
-        "The rows of `x` `[batch, seq_len, ...]` at real tokens: `[n, ...]`."
-        flat = x.flatten(0, 1)
-        return flat if self.full else flat.index_select(0, self.index)
-
-    def pad(self, x: torch.Tensor) -> torch.Tensor:
-        "`x` `[n, ...]` back in the batch layout `[batch, seq_len, ...]`, zeros at padding."
-        if not self.full: x = x.new_zeros(self.shape[0] * self.shape[1], *x.shape[1:]).index_copy_(0, self.index, x)
-        return x.unflatten(0, self.shape)
-
-# %% ../nbs/41_encoder.ipynb #unp005
-def _unpadded_train_attention(q, k, v, mask, dropout: float) -> torch.Tensor:
-    "`softmax(q kᵀ / √head_dim + bias) v` `[batch, heads, seq_len, head_dim]`, `cheap_dropout` on the weights; bias: lowest float where `mask` is False."
-    scores = torch.matmul(q, k.transpose(-2, -1)).mul_(1 / math.sqrt(q.shape[-1]))
-    if mask is not None: scores = scores.masked_fill_(~mask, torch.finfo(scores.dtype).min)
-    return cheap_dropout(scores.softmax(-1), dropout) @ v
-
-# %% ../nbs/41_encoder.ipynb #unp006
-@patch
-def forward_unpadded(self: MultiHeadAttention, x: torch.Tensor, unpadding: Unpadding, token_positions=None, attn_bias=None) -> torch.Tensor:
-    "Self-attention of the real tokens `x` `[n, embedding_dim]` (positions and bias as in `forward`): projections on the rows, attention padded."
-    qkv = unpadding.pad(F.linear(x, self.in_proj_weight, self.in_proj_bias))  # [batch, seq_len, 3 * embedding_dim]
-    q, k, v = (t.unflatten(-1, (self.num_heads, -1)).transpose(1, 2) for t in qkv.chunk(3, dim=-1))
-    if self.rotary is not None: q, k = self.rotary(q, k, token_positions=token_positions)
-    plain = attn_bias is None and not self.alibi and (self.causal is None or self.causal is False)  # an int 0 is a causal rule
-    if self.training and self.dropout and plain and q.device.type == "cpu":
-        out = _unpadded_train_attention(q, k, v, unpadding.mask, self.dropout)  # SDPA would take its unfused path
-    else: out, _ = self._attend(q, k, v, unpadding.mask, self.causal, False, token_positions, attn_bias)
-    return self.out_proj(unpadding.unpad(out.transpose(1, 2).flatten(-2)))
-
-# %% ../nbs/41_encoder.ipynb #unp041
-@patch
-def forward_unpadded(self: EncoderBlock, h: torch.Tensor, unpadding: Unpadding, token_positions=None, attn_bias=None) -> torch.Tensor:
-    "`forward` on the real tokens `h` `[n, embedding_dim]` only, with `cheap_dropout`: the same function, `[n, embedding_dim]`."
-    def drop(t, module): return cheap_dropout(t, module.p) if self.training else t
-    def ff(t): return drop(self.linear2(drop(self.activation(self.linear1(t)), self.dropout)), self.dropout2)
-    a = self.self_attn.forward_unpadded(self.norm1(h) if self.norm_first else h, unpadding, token_positions, attn_bias)
-    if self.norm_first: h = h + drop(a, self.dropout1); return h + ff(self.norm2(h))
-    h = self.norm1(h + drop(a, self.dropout1)); return self.norm2(h + ff(h))
-
-@patch
-def _forward_unpadded(self: TransformerEncoder, tokens, token_positions):
-    "`forward` with the blocks on the real tokens only: `[batch, seq_len, embedding_dim]`, zeros at padding."
-    unpadding = Unpadding(tokens != self.config.pad_id if self.config.pad_id is not None else torch.ones_like(tokens, dtype=torch.bool))
-    bias = self.positional_encoding.attn_bias(tokens.shape[1], token_positions, tokens.device)
-    h = unpadding.unpad(self._embed(tokens, token_positions))  # [n, embedding_dim]
-    h = cheap_dropout(h, self.dropout.p) if self.training else h
-    for layer in self.layers: h = layer.forward_unpadded(h, unpadding, token_positions, bias)
-    return unpadding.pad(self.norm(h))
 
 # %% ../nbs/41_encoder.ipynb #35c31332
 POOLINGS = ("cls", "mean")  # how `SentimentClassifier` turns `[batch, seq_len, d]` into `[batch, d]`

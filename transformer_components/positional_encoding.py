@@ -183,7 +183,11 @@ def encoding(self: PositionalEncoder,
              token_positions: torch.Tensor,  # positions `[...]`, ints >= 0
             ) -> torch.Tensor:  # `[..., dim]` (float32 for the fixed table)
     "The position vectors alone, `[..., embedding_dim]` (the book chapter's `positional_encoding(token_positions)`)."
-    check_token_ids("token_positions", token_positions, nonnegative=True)
+    return self._encoding(check_token_ids("token_positions", token_positions, nonnegative=True))
+
+@patch
+def _encoding(self: PositionalEncoder, token_positions: torch.Tensor) -> torch.Tensor:
+    "`encoding` of positions checked already, `[..., embedding_dim]`."
     needed = int(token_positions.max()) + 1 if token_positions.numel() else 0
     table = self._table(needed)
     return table[token_positions.to(table.device)]
@@ -201,10 +205,15 @@ def forward(self: PositionalEncoder,
                         f"{x.dtype if isinstance(x, torch.Tensor) else type(x).__name__}")
     if x.ndim < 2 or x.shape[-1] != self.embedding_dim:
         raise ValueError(f"x must be [batch, seq_len, {self.embedding_dim}] (embedding_dim={self.embedding_dim}), got {tuple(x.shape)}")
+    default = token_positions is None and isinstance(offset, int) and offset == 0
+    return self._add(x, None if default else self.resolve_positions(x.shape[-2], token_positions, offset))
+
+@patch
+def _add(self: PositionalEncoder, x: torch.Tensor, token_positions: torch.Tensor | None) -> torch.Tensor:
+    "`forward` for `x` and positions checked already (`None`: `0 .. seq_len-1`)."
     seq_len = x.shape[-2]
-    if token_positions is None and isinstance(offset, int) and offset == 0:
-        pe = self._table(seq_len)[:seq_len]  # the common case: a slice, no gather
-    else: pe = self.encoding(self.resolve_positions(seq_len, token_positions, offset))
+    if token_positions is None: pe = self._table(seq_len)[:seq_len]  # the common case: a slice, no gather
+    else: pe = self._encoding(token_positions)
     if x.dtype == pe.dtype: out = x + pe
     else: out = (x.float() + pe.float()).to(x.dtype)
     return self.dropout(out)

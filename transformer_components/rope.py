@@ -41,10 +41,13 @@ def apply_rotary(
     out: torch.Tensor | None = None,  # write there with the fast kernels (`x` itself: in place); inference only
 ) -> torch.Tensor:  # `[batch, heads, seq_len, head_dim]`
     "Turn each pair `(a, b)` of the first `2*cos.shape[-1]` coordinates of `x` into `(a cos - b sin, b cos + a sin)`."
-    r, d = 2 * cos.shape[-1], x.shape[-1]
     check_choice("layout", layout, ROPE_LAYOUTS)
-    if r > d: raise ValueError(f"cos/sin cover {r} coordinates but x has only {d}")
-    if out is not None: return _rotate_into(x, cos, sin, layout, out)  # the fast kernels, last section
+    if 2 * cos.shape[-1] > x.shape[-1]: raise ValueError(f"cos/sin cover {2 * cos.shape[-1]} coordinates but x has only {x.shape[-1]}")
+    return _rotated(x, cos, sin, layout) if out is None else _rotate_into(x, cos, sin, layout, out)  # the fast kernels, last section
+
+def _rotated(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, layout: str) -> torch.Tensor:
+    "`apply_rotary`'s formula without its checks, for callers that checked once (a model's layers)."
+    r, d = 2 * cos.shape[-1], x.shape[-1]
     a, b = _pairs(x, layout, r)
     rot = (a * cos - b * sin, b * cos + a * sin)
     rot = torch.stack(rot, -1).flatten(-2) if layout == "interleaved" else torch.cat(rot, -1)
@@ -210,13 +213,17 @@ def _angles(self: RotaryEmbedding, x, offset, token_positions) -> tuple[torch.Te
                         f"{x.dtype if isinstance(x, torch.Tensor) else type(x).__name__}")
     if x.ndim != 4 or x.shape[-1] != self.head_dim:
         raise ValueError(f"x must be [batch, heads, seq_len, {self.head_dim}] (head_dim={self.head_dim}), got {tuple(x.shape)}")
-    seq_len = x.shape[2]
-    pos = positions_for(seq_len, token_positions, offset, batch=x.shape[0])
+    pos = positions_for(x.shape[2], token_positions, offset, batch=x.shape[0])
+    return self._cos_sin_at(pos, offset, x.shape[2], x.device)
+
+@patch
+def _cos_sin_at(self: RotaryEmbedding, pos, offset: int, seq_len: int, device) -> tuple[torch.Tensor, torch.Tensor]:
+    "Cos/sin on `device` for positions already checked: `pos`, or `offset .. offset+seq_len-1` when `pos` is None."
     if pos is None:  # consecutive positions: a slice of the cache, no gather
         self._ensure(offset + seq_len)
         cos, sin = self.cos_cached[offset : offset + seq_len], self.sin_cached[offset : offset + seq_len]
     else: cos, sin = self.cos_sin(pos)
-    return cos.to(x.device), sin.to(x.device)
+    return (cos, sin) if device is None else (cos.to(device), sin.to(device))
 
 # %% ../nbs/12_rope.ipynb #8be9c4df
 @patch
@@ -226,10 +233,14 @@ def rotate(self: RotaryEmbedding,
            token_positions: torch.Tensor | None = None,  # explicit positions `[seq_len]` or `[batch, seq_len]` (packed batches)
           ) -> torch.Tensor:  # `[batch, heads, seq_len, head_dim]`, x's dtype
     "Rotate one tensor with `apply_rotary`; the arithmetic is float32 whatever x's dtype, and the result is rounded once."
-    cos, sin = self._angles(x, offset, token_positions)
+    return self._rotate_by(x, *self._angles(x, offset, token_positions))
+
+@patch
+def _rotate_by(self: RotaryEmbedding, x, cos, sin) -> torch.Tensor:
+    "`rotate` with the angles looked up already (nothing is checked)."
     xf = x if x.dtype == torch.float32 else x.float()
     if (self.fast or self.compile) and not (torch.is_grad_enabled() and xf.requires_grad): out = self._rotate_fast(xf, cos, sin)
-    else: out = apply_rotary(xf, cos, sin, self.layout)
+    else: out = _rotated(xf, cos, sin, self.layout)
     return out if out.dtype == x.dtype else out.to(x.dtype)
 
 # %% ../nbs/12_rope.ipynb #dfe6226a
@@ -244,6 +255,17 @@ def forward(self: RotaryEmbedding,
     "Rotate queries and keys by their positions."
     rot = self.rotate_ if inplace else self.rotate
     return rot(q, offset, token_positions), rot(k, offset, token_positions)
+
+# %% ../nbs/12_rope.ipynb #hk000002
+@patch
+def qk_transform(self: RotaryEmbedding,
+                 seq_len: int,  # length of the queries and keys it will rotate
+                 token_positions: torch.Tensor | None = None,  # checked positions `[seq_len]` or `[batch, seq_len]` (default `0 .. seq_len-1`)
+                 device=None,  # where the queries and keys are (default: the cache's device)
+                ):
+    "A function `(q, k) -> (q, k)` that rotates queries and keys `[batch, heads, seq_len, head_dim]`, its angles looked up here, once."
+    cos, sin = self._cos_sin_at(token_positions, 0, seq_len, device)
+    return lambda q, k: (self._rotate_by(q, cos, sin), self._rotate_by(k, cos, sin))
 
 # %% ../nbs/12_rope.ipynb #8fb99ddd
 def rope_permutation(
