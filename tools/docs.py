@@ -1,7 +1,8 @@
 """Build the documentation site and README.md without Quarto.
 
     python tools/docs.py build    # execute notebooks -> process them with nbdev -> render with smalldocs -> _docs/
-    python tools/docs.py execute  # only execute (what `make nbtest` runs): the notebooks' tests, outputs into `_exec/`
+    python tools/docs.py execute  # only execute, every notebook (`make nbtest`): the notebooks' tests, outputs into `_exec/`
+    python tools/docs.py execute --cached  # only the notebooks changed since their last execution
     python tools/docs.py render   # process and render again from `_exec/` without executing (work on the site)
     python tools/docs.py readme   # README.md from nbs/index.ipynb (its saved outputs; nothing is executed)
 
@@ -130,10 +131,10 @@ def _code_length(nb: Path) -> int:
     return sum(len("".join(c["source"])) for c in cells if c["cell_type"] == "code")
 
 
-def execute_all(workers: int = 2) -> list[Path]:
-    """Execute the notebooks that changed since the last build into `_exec/`; return the executed paths.
-    This is `make test`'s notebook test (each notebook once, by `nbdev_test`'s rules), and the docs build then finds
-    every notebook cached: a failing assert stops here with the notebook, the cell and the traceback."""
+def execute_all(workers: int = 2, fresh: bool = False) -> list[Path]:
+    """Execute the notebooks that changed since the last build (`fresh`: every notebook) into `_exec/`; return the
+    executed paths. `make nbtest` runs it fresh as the notebooks' test (each notebook once, by `nbdev_test`'s rules; a
+    failing assert stops it with the notebook, the cell and the traceback), and the docs build then finds them cached."""
     skip, force = test_flags()
     active = skip - force
     EXEC.mkdir(exist_ok=True)
@@ -142,7 +143,7 @@ def execute_all(workers: int = 2) -> list[Path]:
         dest, keyf = EXEC / nb.name, EXEC / f"{nb.name}.key"
         key = _fingerprint(nb, force)
         out.append(dest)
-        if dest.exists() and keyf.exists() and keyf.read_text() == key: print(f"  cached   {nb.name}")
+        if not fresh and dest.exists() and keyf.exists() and keyf.read_text() == key: print(f"  cached   {nb.name}")
         else: todo.append((nb, dest, keyf, key))
     if todo:
         # the longest first, so that the last one to finish is a short one (07_pipeline alone is most of the time);
@@ -352,7 +353,13 @@ def small_png(b64: str) -> str:
 
 # A figure is shown at >= 65% of the size it was drawn at (10-point labels keep >= 9 px), on a phone too: one wider than
 # a 400 px phone's text column at that scale scrolls sideways in its own box (styles.css: .figure-scroll).
-LEGIBLE, PHONE_COLUMN = 0.65, 360
+LEGIBLE, PHONE_COLUMN = 0.65, 340
+
+
+def _png_width(b64: str) -> int:
+    "The width in pixels of a base64 PNG (from its header)."
+    import base64
+    return int.from_bytes(base64.b64decode(b64[:32])[16:20], "big")
 
 
 def figures(cell, prose: str) -> None:
@@ -366,8 +373,9 @@ def figures(cell, prose: str) -> None:
         size = f' width="{width}"' if width else ""
         alt = html.escape(figure_alt(o.get("metadata", {}).get("alt"), prose), quote=True)
         img = f'<img src="data:image/png;base64,{small_png(b64)}"{size} alt="{alt}" class="img-fluid figure-img"'
-        if width and int(width) * LEGIBLE > PHONE_COLUMN:  # shrunk to a phone's column its labels would be unreadable
-            img = f'<div class="figure-scroll">{img} style="min-width: {round(int(width) * LEGIBLE)}px"></div>'
+        drawn = int(width) if width else _png_width(b64)  # CSS pixels: a retina figure's metadata says half its pixels
+        if drawn * LEGIBLE > PHONE_COLUMN:  # shrunk to a phone's column its labels would be unreadable
+            img = f'<div class="figure-scroll">{img} style="min-width: {round(drawn * LEGIBLE)}px"></div>'
         else: img += ">"
         o["data"] = {"text/html": img,
                      "text/plain": data.get("text/plain", "")}
@@ -824,7 +832,7 @@ if __name__ == "__main__":
     import docs as _worker  # workers must find their functions in an importable module, not in `__main__`
     cmd = sys.argv[1] if len(sys.argv) > 1 else "build"
     if cmd == "build": build(int(os.environ.get("DOCS_WORKERS", "2")))
-    elif cmd == "execute": execute_all(int(os.environ.get("DOCS_WORKERS", "2")))
+    elif cmd == "execute": execute_all(int(os.environ.get("DOCS_WORKERS", "2")), fresh="--cached" not in sys.argv)
     elif cmd == "render": rerender(int(os.environ.get("DOCS_WORKERS", "2")))
     elif cmd == "readme": write_readme()
     else: sys.exit(f"usage: {sys.argv[0]} build|execute|render|readme")
