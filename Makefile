@@ -1,6 +1,7 @@
 # transformer_components: the two commands in the README do all the set-up on a fresh clone.
 #   make docs   execute every notebook and build the docs site into _docs/
-#   make test   check the notebooks are clean and the library in sync, then nbdev_test and pytest
+#   make test   check the notebooks are clean and the library in sync, run every notebook once (and check its saved
+#               outputs), then pytest
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
 .DEFAULT_GOAL := help
@@ -17,7 +18,7 @@ DATA_DIR := $(if $(TC_DATA),$(TC_DATA),../shared/data)
 TEST_FLAGS := $(if $(wildcard $(DATA_DIR)),shared_data,)
 NBDEV_WORKERS ?= 2
 
-.PHONY: help setup export docs test check-clean check-export check-readme nbtest pytest install-check readme bench clean serve
+.PHONY: help setup export docs test check-clean check-export check-readme check-outputs nbtest pytest install-check readme bench clean serve
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 16
@@ -49,9 +50,15 @@ check-export: setup ## fail if nbdev_export would change the library
 check-readme: setup ## fail if README.md is out of date with nbs/index.ipynb
 	$(PY) tools/unchanged.py README.md --what "README.md is out of date; run make readme" -- $(PY) tools/docs.py readme
 
-nbtest: setup ## run the notebooks' tests (cells flagged shared_data only where the data exists)
-	@echo "nbdev_test flags: '$(TEST_FLAGS)' (shared data at $(DATA_DIR): $(if $(TEST_FLAGS),found,absent - flagged cells skipped))"
-	$(BIN)/nbdev_test --n_workers $(NBDEV_WORKERS) --timing $(if $(TEST_FLAGS),--flags "$(TEST_FLAGS)",)
+# The notebooks' tests run once per `make test`: tools/docs.py executes each notebook by nbdev_test's rules (a fresh
+# shell each, flagged cells skipped) and keeps the executed copy in _exec/, where the outputs check and the docs site
+# (pytest) find it instead of executing the notebook again. One notebook while working: nbdev_test --path nbs/NN_x.ipynb
+nbtest: setup ## run the notebooks' tests (cells flagged shared_data only where the data exists), keeping their outputs
+	@echo "notebook tests: flags '$(TEST_FLAGS)' (shared data at $(DATA_DIR): $(if $(TEST_FLAGS),found,absent - flagged cells skipped))"
+	DOCS_WORKERS=$(NBDEV_WORKERS) $(PY) tools/docs.py execute
+
+check-outputs: nbtest ## fail if a notebook's saved outputs differ from what its code prints now (the README shows them)
+	$(PY) tools/outputs.py
 
 pytest: setup ## run tests/ (CLI end to end, the docs site in a browser, ...)
 	$(BIN)/pytest -ra tests
@@ -59,7 +66,7 @@ pytest: setup ## run tests/ (CLI end to end, the docs site in a browser, ...)
 install-check: setup ## build sdist + wheel, install the wheel (no extras) into a fresh venv, use every command from outside
 	$(PY) tools/install_check.py
 
-test: check-clean check-export check-readme install-check nbtest pytest ## all checks; pytest's summary line closes the run
+test: check-clean check-export check-readme install-check nbtest check-outputs pytest ## all checks; pytest's summary line closes the run
 
 bench: export ## run every benchmark against its peers (ratios measured in one run); names the scripts that failed
 	@failed=""; for f in benchmarks/[!_]*.py; do echo "== $$f"; $(PY) $$f $(BENCH_ARGS) || failed="$$failed $$f"; done; \

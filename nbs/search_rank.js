@@ -1,5 +1,6 @@
 // The docs site's search ranking (tools/docs.py appends this file to smalldocs.js, whose search box calls it).
-// Results: entries holding every word of the query as a whole word first, then as part of a word, then Fuse's fuzzy
+// Results: the page whose title holds the query first (the page about it), then entries holding every word of the
+// query as a whole word, then as part of a word, then Fuse's fuzzy
 // matches; a word in a section's heading counts more than in the page's title, and that more than in the text; among
 // equals, the section that uses the word more often, and in the query's own case ("YaRN", not "yarn"), comes first.
 // Words in scripts without spaces (Chinese) match anywhere. All results are returned; the list scrolls.
@@ -24,7 +25,22 @@ window.rankSearch = (index, query, fuse) => {
     }
     return total;
   };
-  const ranked = index.map((e, i) => [score(e), i, e]).filter((s) => s[0] > 0)
+  // A page whose title holds every word of the query is the page about it: its first entry leads the results, the
+  // title with the fewest other words first ("Unigram" finds the Unigram page before the sections that mention it).
+  const firsts = new Set();
+  const pages = new Set();
+  for (const e of index) {
+    const page = (e.href || "").split("#")[0];
+    if (!pages.has(page)) { pages.add(page); firsts.add(e); }
+  }
+  const titleWords = (t) => t.toLowerCase().split(/[^\w.-]+/).filter((w) => w.length);
+  const about = (e) => {
+    if (!firsts.has(e)) return 0;
+    const title = (e.title || "").toLowerCase();
+    if (!words.every((w, i) => (whole[i] ? whole[i].test(title) : title.includes(w)))) return 0;
+    return 1000 - titleWords(title).length;
+  };
+  const ranked = index.map((e, i) => { const s = score(e); return [s && s + about(e), i, e]; }).filter((s) => s[0] > 0)
     .sort((a, b) => b[0] - a[0] || a[1] - b[1]).map((s) => s[2]);
   const seen = new Set(ranked);
   const fuzzy = fuse ? fuse.search(query, { limit: 50 }).map((h) => h.item).filter((e) => !seen.has(e)) : [];

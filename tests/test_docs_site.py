@@ -49,7 +49,8 @@ def _chromium() -> str:
 
 @pytest.fixture(scope="module")
 def site():
-    """Build the site (notebook execution is cached, so this is quick after `make docs`). With TC_DOCS_BUILT=1 the
+    """Build the site from the notebooks `make nbtest` executed (`_exec/`, kept per notebook with a key of its sources),
+    so that `make test` runs each notebook once; a notebook changed since is executed here. With TC_DOCS_BUILT=1 the
     tests read the site already in _docs/ (after `python tools/docs.py render`, while working on the site itself)."""
     if os.environ.get("TC_DOCS_BUILT") != "1":
         subprocess.run([sys.executable, str(ROOT / "tools" / "docs.py"), "build"], cwd=ROOT, check=True)
@@ -541,3 +542,100 @@ def test_figures_readable_with_alt_text(site, browser):
         assert figs, name
         small = [f for f in figs if f["width"] and f["shown"] < 0.65 * f["width"]]
         assert not small, f"{name}.html: figures shrunk below 65%: {small}"
+
+
+# ---------------------------------------------------------------------------------------------------- a newcomer's view
+def test_no_page_shows_a_temporary_path(site):
+    "No page shows a path in a temporary folder of the build (`/tmp/tmpab12cd34/cli.model`): readers cannot use it."
+    temp = re.compile(re.escape(tempfile.gettempdir()) + r"/|\btmp[a-z0-9_]{8}\b")
+    shown = {}
+    for page in sorted(site.glob("*.html")):
+        text = _text(re.sub(r"<script.*?</script>|<img [^>]*>", " ", page.read_text(encoding="utf-8"), flags=re.S))
+        hits = [text[max(0, m.start() - 40):m.end() + 30] for m in temp.finditer(text)]
+        if hits: shown[page.name] = hits[:2]
+    assert not shown, shown
+
+
+def test_home_page_contents_table_is_rendered(site, browser):
+    "The home page's contents table shows links, not Markdown: no `](` and no `[name]` left in its text."
+    html = dom(browser, site / "index.html")
+    main = re.search(r"<main.*?</main>", html, re.S).group(0)
+    tables = re.findall(r"<table.*?</table>", main, re.S)
+    assert len(tables) >= 2, "the home page lost its contents tables"
+    for table in tables:
+        text = _text(re.sub(r"<code>.*?</code>", " ", table, flags=re.S))
+        assert "](" not in text and not re.search(r"\[\w+\]", text), re.findall(r".{30}\]\(.{30}", text)[:3]
+    assert 'href="pipeline.html#pipelinetokenizer"' in main, "the contents no longer link PipelineTokenizer to its entry"
+
+
+ANCHOR = """const heads = [...document.querySelectorAll('main section.level2[id], main h2[id]')];
+if (heads.length < 3) { report({missing: heads.length}); return; }
+const target = heads[2];  // a heading well down the page, reached as a link to `page.html#its-id` reaches it
+target.scrollIntoView({behavior: 'instant'});
+await new Promise(r => setTimeout(r, 300));
+const bars = [...document.querySelectorAll('body *')].filter(e => ['sticky', 'fixed'].includes(getComputedStyle(e).position)
+  && e.getClientRects().length && e.getBoundingClientRect().top < 150 && e.getBoundingClientRect().height < 300);
+report({top: target.getBoundingClientRect().top, covered: Math.max(0, ...bars.map(e => e.getBoundingClientRect().bottom)),
+        bars: bars.map(e => e.tagName + '.' + e.className + ' ' + Math.round(e.getBoundingClientRect().bottom)).slice(0, 6)});"""
+
+
+@pytest.mark.parametrize("width", [1280, 400])
+def test_anchors_land_below_the_sticky_bars(site, browser, http_site, width):
+    "A heading scrolled to (a contents entry, a link with #anchor) is not hidden under the sticky navbar or title bar."
+    script = ANCHOR
+    if width >= 500: got = probe(browser, site / "bpe.html", script, window=f"{width},900")
+    else: got = probe(browser, site / "bpe.html", IN_IFRAME % (width, script), base_url=http_site, window="600,900")
+    assert got and "missing" not in got, f"bpe.html has fewer than 3 sections with an id: {got}"
+    assert got["covered"] > 0, f"no sticky bar found at {width} px: {got}"
+    assert got["top"] < got["covered"] + 200, f"the probe did not scroll to the heading: {got}"
+    assert got["top"] >= got["covered"], f"at {width} px the heading is at {got['top']:.0f} px, under bars to {got['covered']:.0f} px: {got['bars']}"
+
+
+def test_api_index_has_its_own_contents(site):
+    "The API index's 'On this page' lists its modules (it was empty)."
+    html = (site / "api.html").read_text(encoding="utf-8")
+    toc = re.search(r'<nav id="TOC"[^>]*>(.*?)</nav>', html, re.S)
+    assert toc, "api.html has no contents"
+    entries = re.findall(r'href="#([^"]+)"', toc.group(1))
+    from transformer_components._modidx import d
+    assert len(entries) >= len(d["syms"]) // 2, f"api.html's contents: {entries}"
+
+
+SUBJECTS = """const input = document.querySelector('.smalldocs-search input');
+input.value = 'token'; input.dispatchEvent(new Event('input', {bubbles: true}));  // loads the index (search.js)
+for (let i = 0; i < 100 && !window.smalldocsSearchIndex; i++) await new Promise(r => setTimeout(r, 50));
+const out = {};
+for (const q of %s) out[q] = window.rankSearch(window.smalldocsSearchIndex, q, null).slice(0, 3).map(e => ({href: e.href}));
+report(out);"""
+
+
+def test_search_for_a_subject_lists_its_page_first(site, browser):
+    """Searching a notebook's title (its subject), or 'Unigram', gives that notebook's page as the first result (the
+    ranking the search box uses, called for each title once the page has loaded the index)."""
+    titles = {name: re.search(r"<title>(.*?)(?: – .*)?</title>", (site / f"{name}.html").read_text(encoding="utf-8")).group(1)
+              for _, name in _pages() if name != "index"}
+    queries = {htmllib.unescape(t): name for name, t in titles.items()} | {"Unigram": "unigram"}
+    got = probe(browser, site / "index.html", SUBJECTS % json.dumps(list(queries)))
+    assert got, "the search probe did not run"
+    wrong = {q: (got[q][0]["href"] if got[q] else None) for q, name in queries.items()
+             if not got[q] or got[q][0]["href"].split("#")[0] != f"{name}.html"}
+    assert not wrong, f"searches whose first result is not the page about it: {wrong}"
+
+
+PHONE_FIGURES = """const imgs = [...document.querySelectorAll('main img')].filter(i => i.src.startsWith('data:image/png'));
+report({figs: imgs.map(i => ({shown: i.getBoundingClientRect().width, width: +i.getAttribute('width') || i.naturalWidth})),
+        pan: document.documentElement.scrollWidth - document.documentElement.clientWidth});"""
+
+
+def test_figures_legible_on_a_phone(site, browser, http_site):
+    "At 400 px every figure is shown at >= 65% of the size it was drawn at (a wide one scrolls in its own box); no pan."
+    names = [name for _, name in _pages() if '<img src="data:image/png' in (site / f"{name}.html").read_text(encoding="utf-8")]
+    assert "tutorial_length_extrapolation" in names, names
+    failures = []
+    for name in names:
+        got = probe(browser, site / f"{name}.html", IN_IFRAME % (400, PHONE_FIGURES), base_url=http_site, window="600,900")
+        assert got and got["figs"], f"{name}.html: no figure measured at 400 px: {got}"
+        small = [f for f in got["figs"] if f["shown"] < 0.65 * f["width"] - 1]
+        if small: failures.append(f"{name}.html: figures shown below 65% of their size at 400 px: {small}")
+        if got["pan"] > 0: failures.append(f"{name}.html pans sideways by {got['pan']} px at 400 px")
+    assert not failures, failures

@@ -98,3 +98,101 @@ def test_modules_compile_without_warnings():
         with warnings.catch_warnings():
             warnings.simplefilter("error")
             compile(path.read_text(encoding="utf-8"), str(path), "exec")
+
+
+# ---------------------------------------------------------------------------------------------------- make nbtest
+# `make test` runs each notebook once, through tools/docs.py (the executed copies feed the outputs check and the docs
+# site); these check that it keeps nbdev_test's rules.
+def _execute(src: Path, dest: Path, skip: list[str]) -> subprocess.CompletedProcess:
+    code = (f"import sys; sys.path.insert(0, {str(ROOT / 'tools')!r}); import docs\n"
+            f"docs.execute_notebook({str(src)!r}, {str(dest)!r}, {skip!r})")
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+
+
+def test_notebook_execution_fails_on_a_failing_assert(tmp_path):
+    _notebook(tmp_path / "good.ipynb", "x = 1 + 1", "print(x)")
+    ok = _execute(tmp_path / "good.ipynb", tmp_path / "out.ipynb", [])
+    assert ok.returncode == 0, ok.stderr
+    cells = json.loads((tmp_path / "out.ipynb").read_text(encoding="utf-8"))["cells"]
+    assert cells[1]["outputs"][0]["text"] in ("2\n", ["2\n"]), cells[1]["outputs"]  # the outputs are kept
+    _notebook(tmp_path / "bad.ipynb", "x = 1 + 1", "assert x == 3, 'arithmetic is broken'")
+    bad = _execute(tmp_path / "bad.ipynb", tmp_path / "out2.ipynb", [])
+    assert bad.returncode != 0 and "arithmetic is broken" in bad.stderr and "bad.ipynb" in bad.stderr
+    assert not (tmp_path / "out2.ipynb").exists()
+
+
+def test_notebook_execution_skips_flagged_cells(tmp_path):
+    "A cell flagged with an inactive flag does not run and keeps its saved output, as under nbdev_test."
+    _notebook(tmp_path / "flagged.ipynb", "#| shared_data\nassert False, 'flagged cell ran'", "print('ran')")
+    skipped = _execute(tmp_path / "flagged.ipynb", tmp_path / "out.ipynb", ["shared_data"])
+    assert skipped.returncode == 0, skipped.stderr
+    forced = _execute(tmp_path / "flagged.ipynb", tmp_path / "out2.ipynb", [])
+    assert forced.returncode != 0 and "flagged cell ran" in forced.stderr
+
+
+def _with_output(path: Path, source: str, text: str | None) -> None:
+    "A notebook of one code cell (id `c0`) whose saved stdout is `text` (None: no output)."
+    _notebook(path, source)
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    if text is not None: nb["cells"][0]["outputs"] = [{"name": "stdout", "output_type": "stream", "text": [text]}]
+    path.write_text(json.dumps(nb), encoding="utf-8")
+
+
+def test_outputs_check_finds_a_stale_output(tmp_path, monkeypatch):
+    "tools/outputs.py reports a saved output the code no longer prints, and (in index.ipynb) a printed one never saved."
+    sys.path.insert(0, str(ROOT / "tools"))
+    import outputs
+    (tmp_path / "nbs").mkdir(); (tmp_path / "_exec").mkdir()
+    monkeypatch.setattr(outputs, "NBS", tmp_path / "nbs"); monkeypatch.setattr(outputs, "EXEC", tmp_path / "_exec")
+    for name, saved, fresh in [("same", "ids holds id 50\n", "ids holds id 50\n"), ("stale", "ids holds id 50\n", "token_ids holds id 50\n"),
+                               ("unsaved", None, "torch.Size([2, 4, 16])\n")]:
+        _with_output(tmp_path / "nbs" / f"{name}.ipynb", "print(e)", saved)
+        _with_output(tmp_path / "_exec" / f"{name}.ipynb", "print(e)", fresh)
+    assert outputs.differences("same.ipynb") == []
+    stale = outputs.differences("stale.ipynb")
+    assert len(stale) == 1 and "-ids holds id 50" in stale[0] and "+token_ids holds id 50" in stale[0], stale
+    assert outputs.differences("unsaved.ipynb") == []  # a cell saved without output claims nothing...
+    monkeypatch.setattr(outputs, "STRICT", {"unsaved.ipynb"})
+    assert len(outputs.differences("unsaved.ipynb")) == 1  # ...except in the README's notebook
+    monkeypatch.setitem(outputs.VARIES, "stale.ipynb", {"c0": "a test of VARIES"})
+    assert outputs.differences("stale.ipynb") == []
+    monkeypatch.setitem(outputs.VARIES, "same.ipynb", {"gone": "a cell the notebook lost"})
+    assert "no longer has" in outputs.differences("same.ipynb")[0]
+
+
+# ---------------------------------------------------------------------------------------------------- README
+def _readme() -> str:
+    return (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def test_readme_lists_every_command():
+    "Every console script the package installs is named in the README's list of commands."
+    import configparser
+    cfg = configparser.ConfigParser(delimiters=["="]); cfg.read(ROOT / "settings.ini", encoding="utf-8")
+    commands = [line.split("=")[0].strip() for line in cfg["DEFAULT"]["console_scripts"].split("\n") if line.strip()]
+    assert len(commands) >= 7, commands
+    listed = re.search(r"gives every command: (.*?)\(each has `--help`\)", _readme(), re.S)
+    assert listed, "the README no longer has its list of commands"
+    missing = [c for c in commands if f"`{c}`" not in listed.group(1)]
+    assert not missing, f"the README's list of commands omits {missing}"
+
+
+def test_readme_links_are_not_nested():
+    "No link inside a link's text (`[[`x`](…#x)](…)`), which GitHub shows as literal brackets."
+    nested = re.findall(r"\[[^\]\n]*\[[^\]\n]*\]\([^)\s]*\)[^\]\n]*\]\(", _readme())
+    assert not nested, nested[:3]
+
+
+def test_help_speaks_the_shell_users_language(env):
+    "Every command's --help gives values and options, not Python: no `None`, no Markdown backticks, no module constant."
+    import configparser, importlib
+    cfg = configparser.ConfigParser(delimiters=["="]); cfg.read(ROOT / "settings.ini", encoding="utf-8")
+    commands = [line.split("=")[0].strip() for line in cfg["DEFAULT"]["console_scripts"].split("\n") if line.strip()]
+    constants = {n for m in _modules() for n in getattr(importlib.import_module(m), "__all__", []) if n.isupper() and "_" in n}
+    assert "POSITION_SCHEMES" in constants
+    for name in commands:
+        res = subprocess.run([script(name), "--help"], capture_output=True, text=True, env={**env, "COLUMNS": "1000"})
+        assert res.returncode == 0, res.stderr
+        python = [w for w in ["`", "None", "switch off"] if w in res.stdout]
+        python += sorted(c for c in constants if re.search(rf"\b{c}\b", res.stdout))
+        assert not python, f"{name} --help shows {python}"

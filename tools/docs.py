@@ -1,6 +1,8 @@
 """Build the documentation site and README.md without Quarto.
 
     python tools/docs.py build    # execute notebooks -> process them with nbdev -> render with smalldocs -> _docs/
+    python tools/docs.py execute  # only execute, every notebook (`make nbtest`): the notebooks' tests, outputs into `_exec/`
+    python tools/docs.py execute --cached  # only the notebooks changed since their last execution
     python tools/docs.py render   # process and render again from `_exec/` without executing (work on the site)
     python tools/docs.py readme   # README.md from nbs/index.ipynb (its saved outputs; nothing is executed)
 
@@ -83,14 +85,15 @@ def _runs(cell, skip: set[str]) -> bool:
     return not (skip & direc.keys())
 
 
-def execute_notebook(src: str, dest: str, skip: list[str]) -> float:
-    "Run `src` top to bottom in a fresh IPython shell and write it, with outputs, to `dest`. Returns seconds."
+def execute_notebook(src: str, dest: str, skip: list[str]) -> tuple[float, float]:
+    "Run `src` top to bottom in a fresh IPython shell and write it, with outputs, to `dest`. Returns (wall, CPU) seconds."
     from execnb.nbio import read_nb, write_nb
     from execnb.shell import CaptureShell
     from fastcore.xtras import working_directory
     import matplotlib_inline.backend_inline as inline
     inline._fetch_figure_metadata = _with_titles(inline._fetch_figure_metadata)
-    src, skip, start = Path(src), set(skip), time.time()
+    src, skip, start, cpu = Path(src), set(skip), time.time(), time.process_time()
+    os.environ["IN_TEST"] = "1"  # as nbdev_test sets it: a notebook's own `nbdev_export()` call does nothing
     nb = read_nb(src)
     for cell in nb.cells:
         if _runs(cell, skip): cell.outputs, cell.execution_count = [], None
@@ -99,7 +102,7 @@ def execute_notebook(src: str, dest: str, skip: list[str]) -> float:
         try: shell.run_all(nb, exc_stop=True, preproc=lambda c: not _runs(c, skip))
         except Exception: raise RuntimeError(shell.prettytb(fname=src)) from None
     write_nb(nb, dest)
-    return time.time() - start
+    return time.time() - start, time.process_time() - cpu  # CPU time of this process (its torch threads included)
 
 
 def _with_titles(fetch):
@@ -122,8 +125,16 @@ def _fingerprint(nb: Path, flags: set[str]) -> str:
     return h.hexdigest()
 
 
-def execute_all(workers: int = 2) -> list[Path]:
-    "Execute the notebooks that changed since the last build into `_exec/`; return the executed paths."
+def _code_length(nb: Path) -> int:
+    "Characters of code in a notebook."
+    cells = json.loads(nb.read_text(encoding="utf-8"))["cells"]
+    return sum(len("".join(c["source"])) for c in cells if c["cell_type"] == "code")
+
+
+def execute_all(workers: int = 2, fresh: bool = False) -> list[Path]:
+    """Execute the notebooks that changed since the last build (`fresh`: every notebook) into `_exec/`; return the
+    executed paths. `make nbtest` runs it fresh as the notebooks' test (each notebook once, by `nbdev_test`'s rules; a
+    failing assert stops it with the notebook, the cell and the traceback), and the docs build then finds them cached."""
     skip, force = test_flags()
     active = skip - force
     EXEC.mkdir(exist_ok=True)
@@ -132,18 +143,25 @@ def execute_all(workers: int = 2) -> list[Path]:
         dest, keyf = EXEC / nb.name, EXEC / f"{nb.name}.key"
         key = _fingerprint(nb, force)
         out.append(dest)
-        if dest.exists() and keyf.exists() and keyf.read_text() == key: print(f"  cached   {nb.name}")
+        if not fresh and dest.exists() and keyf.exists() and keyf.read_text() == key: print(f"  cached   {nb.name}")
         else: todo.append((nb, dest, keyf, key))
     if todo:
+        # the longest first, so that the last one to finish is a short one (07_pipeline alone is most of the time);
+        # a notebook's length of code is a fair guess at its running time
+        todo.sort(key=lambda t: -_code_length(t[0]))
         # a fresh process per notebook: IPython replaces `__main__` in its process, and notebooks must not share state
         with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn"), max_tasks_per_child=1) as pool:
             futs = [(t, pool.submit(_worker.execute_notebook, str(t[0]), str(t[1]), sorted(active))) for t in todo]
-            failed = []
+            failed, times = [], []
             for (nb, dest, keyf, key), fut in futs:
-                try: secs = fut.result()
-                except Exception as e: failed.append((nb, e)); continue
+                try: secs, cpu = fut.result()
+                except Exception as e: failed.append((nb, e)); keyf.unlink(missing_ok=True); continue
                 keyf.write_text(key)
-                print(f"  executed {nb.name} in {secs:.1f} s")
+                times.append((secs, cpu, nb.name))
+                print(f"  executed {nb.name} in {secs:.1f} s ({cpu:.1f} s CPU)", flush=True)
+            if len(times) > 1:
+                print("  slowest: " + ", ".join(f"{n} {s:.0f} s" for s, _, n in sorted(times, reverse=True)[:5])
+                      + f"; {sum(t[0] for t in times):.0f} s ({sum(t[1] for t in times):.0f} s CPU) in all, on {workers} workers")
             for nb, e in failed: print(f"\n{e}", file=sys.stderr)
             if failed: sys.exit(f"docs: {len(failed)} notebook(s) failed to execute: {', '.join(n.name for n, _ in failed)}")
     for stale in set(EXEC.glob("*.ipynb")) - set(out): stale.unlink()
@@ -333,6 +351,17 @@ def small_png(b64: str) -> str:
     return base64.b64encode(out.getvalue()).decode() if out.tell() < len(raw) else b64
 
 
+# A figure is shown at >= 65% of the size it was drawn at (10-point labels keep >= 9 px), on a phone too: one wider than
+# a 400 px phone's text column at that scale scrolls sideways in its own box (styles.css: .figure-scroll).
+LEGIBLE, PHONE_COLUMN = 0.65, 340
+
+
+def _png_width(b64: str) -> int:
+    "The width in pixels of a base64 PNG (from its header)."
+    import base64
+    return int.from_bytes(base64.b64decode(b64[:32])[16:20], "big")
+
+
 def figures(cell, prose: str) -> None:
     "Turn each PNG output of a cell into an <img> with alt text, display width and fewer bytes."
     import html
@@ -343,7 +372,12 @@ def figures(cell, prose: str) -> None:
         width = (o.get("metadata", {}).get("image/png") or {}).get("width")
         size = f' width="{width}"' if width else ""
         alt = html.escape(figure_alt(o.get("metadata", {}).get("alt"), prose), quote=True)
-        o["data"] = {"text/html": f'<img src="data:image/png;base64,{small_png(b64)}"{size} alt="{alt}" class="img-fluid figure-img">',
+        img = f'<img src="data:image/png;base64,{small_png(b64)}"{size} alt="{alt}" class="img-fluid figure-img"'
+        drawn = int(width) if width else _png_width(b64)  # CSS pixels: a retina figure's metadata says half its pixels
+        if drawn * LEGIBLE > PHONE_COLUMN:  # shrunk to a phone's column its labels would be unreadable
+            img = f'<div class="figure-scroll">{img} style="min-width: {round(drawn * LEGIBLE)}px"></div>'
+        else: img += ">"
+        o["data"] = {"text/html": img,
                      "text/plain": data.get("text/plain", "")}
 
 
@@ -391,7 +425,7 @@ def api_index() -> str:
                 md = "".join(o.get("data", {}).get("text/markdown", ""))
                 shown |= {h.lower() for h in re.findall(r"(?m)^#{2,4} (\S+)\s*$", md)}
     lines = ["---", "title: API index", f'description: "Every public name of {cfg.lib_name} {cfg.version}, one line each, '
-             'linked to its entry."', "toc: false", "---", ""]
+             'linked to its entry."', "---", ""]
     for mod, entries in syms.items():
         m = importlib.import_module(mod)
         public = getattr(m, "__all__", [])
@@ -798,6 +832,7 @@ if __name__ == "__main__":
     import docs as _worker  # workers must find their functions in an importable module, not in `__main__`
     cmd = sys.argv[1] if len(sys.argv) > 1 else "build"
     if cmd == "build": build(int(os.environ.get("DOCS_WORKERS", "2")))
+    elif cmd == "execute": execute_all(int(os.environ.get("DOCS_WORKERS", "2")), fresh="--cached" not in sys.argv)
     elif cmd == "render": rerender(int(os.environ.get("DOCS_WORKERS", "2")))
     elif cmd == "readme": write_readme()
-    else: sys.exit(f"usage: {sys.argv[0]} build|render|readme")
+    else: sys.exit(f"usage: {sys.argv[0]} build|execute|render|readme")

@@ -841,7 +841,7 @@ def _segment_parser():
                        "  tc-segment --dict pku_training_words.utf8 < pku_test.utf8\n  tc-segment --model pku.model < text.txt")
     source = p.add_mutually_exclusive_group()
     source.add_argument("--dict", dest="dictionary", metavar="PATH",
-                        help="dictionary file (`word freq [tag]` or one word a line); default: jieba's dict.txt, "
+                        help="dictionary file (lines of 'word freq [tag]', or one word a line); default: jieba's dict.txt, "
                              "from pip install 'transformer_components[zh]'")
     source.add_argument("--model", metavar="FILE", help="a model written by tc-train-segmenter")
     p.add_argument("--user-dict", metavar="PATH", help="file of extra words, same formats as --dict")

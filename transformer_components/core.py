@@ -334,7 +334,8 @@ class _HelpFormatter(argparse.RawDescriptionHelpFormatter):
     "Keeps the examples' line breaks and shows defaults that say something (not `None`, not `False`)."
     def _get_help_string(self, action):
         text = action.help or ""
-        if action.option_strings and action.default not in (None, False, argparse.SUPPRESS) and "%(default)" not in text:
+        silent = action.default is None or action.default is False or action.default == argparse.SUPPRESS  # `is`: 0 is a default to show
+        if action.option_strings and not silent and "%(default)" not in text:
             text += " (default: %(default)s)"
         return text
 

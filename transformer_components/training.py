@@ -39,11 +39,11 @@ from .tokenizer_loading import load_tokenizer
 from .wordpiece import WordPiece
 
 # %% auto #0
-__all__ = ['STATE_FORMAT', 'RUN_FORMAT', 'RESUME_KEYS', 'RESUMABLE', 'CHOICES', 'FROM_TOKENIZER', 'make_batches', 'warmup_linear',
-           'TrainConfig', 'adamw', 'optimizer_step', 'train_plain', 'evaluate', 'state_digest', 'save_state',
-           'CheckpointError', 'load_state', 'weights_digest', 'RunFolder', 'shard_batches', 'train_record', 'LoopState',
-           'Trainer', 'time_decay', 'fit', 'plot_history', 'plot_confusion', 'add_config_options', 'class_names',
-           'tc_train', 'confusion_table', 'tc_eval', 'tc_predict']
+__all__ = ['STATE_FORMAT', 'RUN_FORMAT', 'RESUME_KEYS', 'RESUMABLE', 'CHOICES', 'SHELL_HELP', 'FROM_TOKENIZER', 'make_batches',
+           'warmup_linear', 'TrainConfig', 'adamw', 'optimizer_step', 'train_plain', 'evaluate', 'state_digest',
+           'save_state', 'CheckpointError', 'load_state', 'weights_digest', 'RunFolder', 'shard_batches',
+           'train_record', 'LoopState', 'Trainer', 'time_decay', 'fit', 'plot_history', 'plot_confusion',
+           'add_config_options', 'class_names', 'tc_train', 'confusion_table', 'tc_eval', 'tc_predict']
 
 # %% ../nbs/42_training.ipynb #e0434ad1
 def make_batches(
@@ -595,6 +595,22 @@ def plot_confusion(
 # %% ../nbs/42_training.ipynb #opt202
 CHOICES = {"positions": POSITION_SCHEMES, "activation": ACTIVATIONS}  # the allowed values of the config fields that name a choice
 
+# tc-train's `--help` for the fields whose docment speaks to Python readers (`None`, `POSITION_SCHEMES`, a method's
+# name); a switch that turns a default off says what the run does instead, and the default it leaves
+SHELL_HELP = {
+    "embedding_dim": "model dimension d, the size of every token vector",
+    "num_heads": "attention heads; must divide --embedding-dim",
+    "ff_dim": "feed-forward hidden size (default: 4 × --embedding-dim)",
+    "positions": "how the model knows word order: a learned table, fixed sinusoids, rotary (RoPE), ALiBi's distance "
+                 "penalty, T5's learned relative bias, or none",
+    "norm_first": "post-norm blocks, as in the original paper (default: pre-norm blocks plus a final LayerNorm)",
+    "activation": "activation of the feed-forward layers",
+    "lr": "peak learning rate (with --init-from: 5e-5 unless given)",
+    "bucket": "batches in random order of length (default: sentences of similar length are batched together)",
+    "fast": "train without the encoder's fast path for real tokens (slower, same model)",
+    "save_every": "steps between resumable states in OUT/last.pt (0: only at the end of each epoch)",
+}
+
 def _field_type(cls, name: str, convert):
     "An argparse `type=` for field `name` of `cls`: the text converted, then checked by `cls` itself."
     probe = {f.name: 1 for f in dataclasses.fields(cls) if f.default is dataclasses.MISSING and f.name != name}  # e.g. `vocab_size`
@@ -614,17 +630,19 @@ def add_config_options(
     skip: tuple[str, ...] = (),  # fields the command fills itself
     defaults: dict | None = None,  # option defaults other than the field's (`None`: the command decides)
     title: str | None = None,  # heading of these options in `--help`
+    shell_help: dict[str, str] | None = None,  # help for the fields whose docment is written for Python readers
 ):
     "An option `--field-name` per field of `cls`, with the field's type, default and docment; a boolean becomes a switch."
     group, docs = parser.add_argument_group(title), docments(cls, full=True)
     for f in dataclasses.fields(cls):
         if f.name in skip: continue
-        flag, doc, default = f.name.replace("_", "-"), (docs[f.name]["docment"] or "").replace("%", "%%"), (defaults or {}).get(f.name, f.default)
+        doc = (shell_help or {}).get(f.name) or docs[f.name]["docment"] or ""
+        flag, doc, default = f.name.replace("_", "-"), doc.replace("%", "%%"), (defaults or {}).get(f.name, f.default)
         anno = docs[f.name]["anno"]
         kind = (anno.__name__ if isinstance(anno, type) else str(anno)).split("|")[0].strip()  # "int | None" -> "int"
         if kind == "bool":
             group.add_argument(f"--no-{flag}" if default else f"--{flag}", dest=f.name, action="store_false" if default else "store_true",
-                               help=f"switch off: {doc}%(default).0s" if default else doc)  # `.0s`: the name says the default
+                               help=f"{doc}%(default).0s" if default else doc)  # `.0s`: the name says the default
             continue
         if default is None and f.default not in (None, dataclasses.MISSING): doc += f" (default: {f.default})"
         convert = {"int": int, "float": float}.get(kind)
@@ -643,7 +661,7 @@ def _data_options(p):
 def _train_parser():
     p = command_parser("tc-train", "Train a tokenizer and a transformer sentiment classifier into the run folder OUT.",
                        "example:\n  tc-train --train train.tsv --valid dev.tsv --out run --epochs 3\n  tc-predict --model run 'a gripping film'")
-    p.add_argument("--train", required=True, metavar="PATH", help="training file (GLUE TSV/CSV, 'label sentence' or 'sentence<TAB>label'), or a `datasets` name")
+    p.add_argument("--train", required=True, metavar="PATH", help="training file (GLUE TSV/CSV, 'label sentence' or 'sentence<TAB>label'), or a Hugging Face data set name (with the [hf] extra)")
     p.add_argument("--out", required=True, metavar="DIR", help="the run folder: run.json, tokenizer.json, last.pt, models/, best.json")
     p.add_argument("--valid", metavar="PATH", help="validation file (default: 5%% of the training file held out)")
     p.add_argument("--tokenizer", metavar="PATH", help="any tokenizer file (a tokenizer.json, a BERT vocab.txt, ...) instead of training one; [PAD], [CLS] and [SEP] are added when it lacks them")
@@ -657,8 +675,8 @@ def _train_parser():
     p.add_argument("--init-from", metavar="DIR", help="a BERT-family model folder (config.json, model.safetensors, tokenizer.json "
                    "or vocab.txt) to start from; it fixes the model's sizes and positions")
     p.add_argument("--pooling", choices=POOLINGS, default="mean", help="how the sentence vector is made")
-    add_config_options(p, EncoderConfig, skip=FROM_TOKENIZER, title="model (the fields of EncoderConfig)")
-    add_config_options(p, TrainConfig, defaults={"lr": None}, title="training (the fields of TrainConfig)")
+    add_config_options(p, EncoderConfig, skip=FROM_TOKENIZER, title="model", shell_help=SHELL_HELP)
+    add_config_options(p, TrainConfig, defaults={"lr": None}, title="training", shell_help=SHELL_HELP)
     return p
 
 # %% ../nbs/42_training.ipynb #dat001
