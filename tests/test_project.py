@@ -67,7 +67,8 @@ def test_import_stays_light():
 
 # The text side of the library: tokenizers, the segmenter, the data readers and their command lines. None of them
 # touches a tensor, so none may pay for torch's import (about a second at every `tc-tokenize --help`).
-TEXT_MODULES = ["core", "tokenizer", "word_tokenizer", "chinese", "bpe", "wordpiece", "tokenizer_loading", "tokenizer_cli", "sentiment_data"]
+TEXT_MODULES = ["core", "tokenizer", "word_tokenizer", "chinese", "bpe", "wordpiece", "unigram", "parts", "normalizers", "pre_tokenizers",
+                "models", "processors", "decoders", "pipeline", "tokenizer_loading", "tokenizer_cli", "sentiment_data"]
 
 
 @pytest.mark.parametrize("module", TEXT_MODULES)
