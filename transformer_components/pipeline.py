@@ -8,8 +8,9 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterable
+from functools import partial
 from itertools import accumulate, chain, compress, count, repeat
-from operator import add, is_
+from operator import add, is_, itemgetter
 from typing import NamedTuple
 from .bpe import _LEAD, _WordCache
 from .tokenizer import _gaps, Encoding, find_added, read_added_tokens, Tokenizer
@@ -224,6 +225,13 @@ class _FastState(NamedTuple):
     ids: dict | None  # piece -> its ids alone, by the model's `piece_ids` (`None`: the model has no such form)
     unknowns: bool  # those ids may hold unknown tokens, as minus their length (`unknown_is_text`)
     trim: bool  # the post-processor's trimming is done as the offsets are made
+    chunk_ids: dict | None  # chunk (the last pre-tokenizer's `chunks`) -> its ids alone (`None`: no such form)
+    chunk_entries: dict  # chunk (the one cutting pre-tokenizer's `chunks`) -> its (ids, tokens, offsets)
+
+def _chunk_ids(last, ids: dict, chunk: str) -> tuple | bool:
+    "The ids of `chunk` (see `chunks`): its pieces' ids one after another; `False` where a piece's ids are not its own parts."
+    got = list(map(ids.__getitem__, last.rewrite(chunk, False)[1]))
+    return False if False in got else tuple(chain.from_iterable(got))
 
 def _fast_state(self: PipelineTokenizer) -> _FastState | bool:
     "The plan and its caches, from what each part offers; `False` where the plan does not apply (then `encode` takes the reference)."
@@ -233,7 +241,9 @@ def _fast_state(self: PipelineTokenizer) -> _FastState | bool:
     ids_of = self.model.piece_ids(byte_level) if hasattr(self.model, "piece_ids") else None
     trim = bool(getattr(self.post_processor, "trims_alone", False))  # its trimming takes each token alone
     unknowns = getattr(self.model, "unknown_is_text", False)
-    return _FastState(*plan, byte_level, {}, {}, None if ids_of is None else _WordCache(ids_of, 100_000), unknowns, trim)
+    ids = None if ids_of is None else _WordCache(ids_of, 100_000)
+    chunks = ids is not None and not plan[0] and plan[2] is None and hasattr(plan[1], "chunks")  # the last part alone cuts, in chunks
+    return _FastState(*plan, byte_level, {}, {}, ids, unknowns, trim, _WordCache(partial(_chunk_ids, plan[1], ids), 100_000) if chunks else None, {})
 
 
 # %% ../nbs/07g_pipeline.ipynb #9411532a
@@ -253,21 +263,33 @@ PipelineTokenizer._model_entry = _model_entry
 
 # %% ../nbs/07g_pipeline.ipynb #2d388b44
 def _fast_words(self: PipelineTokenizer, text: str, base: int, first: bool, ids: list, tokens: list, offsets: list, cutting: bool = True,
-                trim: bool = False) -> bool:
+                trim: bool = False, chunking: bool = True) -> bool:
     """Append the ids, tokens and offsets (`base` added) of normalized text `text` (`first`: it starts the original text):
     cut by the cutting pre-tokenizers, each piece's tokens from a cache, else from the last pre-tokenizer and the model.
-    `trim`: trim the offsets too where they are made all at once; returns whether it did."""
-    cutters, last, cut, _, entries, cut_entries, ids_of, _, _ = self._fast
+    `trim`: trim the offsets too where they are made all at once; returns whether it did. `chunking`: in the pre-tokenizer's
+    chunks where it offers them, each chunk's tokens from a cache (`False` for a chunk itself)."""
+    plan = self._fast
+    cutters, last, cut, entries, ids_of = plan.cutters, plan.last, plan.cut, plan.entries, plan.ids
     if cutting and cutters:
-        (words, starts), pre, cache = _cut_all(cutters, text), 0, cut_entries
-        special = first and words and starts[0] == 0 and getattr(last, "first_differs", False)
+        if chunking and len(cutters) == 1 and hasattr(cutters[0], "chunks") and not getattr(last, "first_differs", False):
+            pre, words, starts = cutters[0].chunks(text, first); cache, special = plan.chunk_entries, False
+        else:
+            (words, starts), pre, cache = _cut_all(cutters, text), 0, plan.cut_entries
+            special = first and words and starts[0] == 0 and getattr(last, "first_differs", False)
     else:
+        if chunking and plan.chunk_ids is not None and (got := last.chunks(text, first)) is not None:  # each chunk's ids at once
+            got, (pre, words, _) = list(map(plan.chunk_ids.__getitem__, got[1])), got
+            if False not in got: return self._add_pieces(words, got, text, base, pre, trim, ids, tokens, offsets)
         (pre, words), cache = _last_words(last, text, first, cut), entries; special = pre > 0
         if ids_of is not None:  # the model gives a piece's ids alone: tokens and offsets for all pieces at once
             got = list(map(ids_of.__getitem__, words))
             if False not in got: return self._add_pieces(words, got, text, base, pre, trim, ids, tokens, offsets)
         starts = [0, *accumulate(map(len, words))][:-1]
     def entry(w, special):
+        if cache is plan.chunk_entries:  # a chunk: its pieces, as a text of its own
+            out = ([], [], [])
+            self._fast_words(w, 0, False, *out, chunking=False)
+            return out
         if cache is entries or last is None: return self._model_entry(w, pre if special else 0)  # (no last part: the piece is the model's)
         if (one := getattr(last, "one_piece", None)) and (got := one(w, special)):  # the last part makes one piece of it: its entry
             p, piece = got
@@ -277,15 +299,21 @@ def _fast_words(self: PipelineTokenizer, text: str, base: int, first: bool, ids:
         self._fast_words(w, 0, special, *out, cutting=False)
         return out
     rs = list(map(cache.get, words))
-    if special: rs[0] = entry(words[0], True)
+    if special: rs[0] = _columns(entry(words[0], True))
     for k in [k for k, r in enumerate(rs) if r is None] if None in rs else ():
         if len(cache) > 100_000: cache.clear()
         if (r := cache.get(words[k])) is None:  # (a new word may come twice in a line)
-            r = cache[words[k]] = tuple(map(tuple, entry(words[k], False)))  # (tuples of numbers and text: the garbage collector stops tracking them)
+            r = cache[words[k]] = _columns(entry(words[k], False))
         rs[k] = r
-    for r in rs: ids += r[0]; tokens += r[1]
-    offsets += [(b + x, b + y) for b, r in zip(map(add, starts, repeat(base - pre)), rs) for x, y in r[2]]
+    ids += chain.from_iterable(map(itemgetter(0), rs)); tokens += chain.from_iterable(map(itemgetter(1), rs))
+    at = list(chain.from_iterable(map(repeat, map(add, starts, repeat(base - pre)), map(len, map(itemgetter(0), rs)))))  # token -> its piece's start
+    offsets += zip(map(add, chain.from_iterable(map(itemgetter(2), rs)), at), map(add, chain.from_iterable(map(itemgetter(3), rs)), at))
     return False
+
+def _columns(entry: tuple) -> tuple:
+    "A piece's `(ids, tokens, offsets)` as it is cached: `(ids, tokens, starts, ends)`, tuples (the garbage collector stops tracking them)."
+    ids, tokens, offsets = entry
+    return tuple(ids), tuple(tokens), tuple(s for s, _ in offsets), tuple(e for _, e in offsets)
 
 def _add_pieces(self: PipelineTokenizer, words: list, got: list, text: str, base: int, pre: int, trim: bool, ids: list, tokens: list, offsets: list,
                 fix=()) -> bool:

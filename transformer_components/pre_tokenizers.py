@@ -9,9 +9,10 @@ import re
 import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import accumulate, groupby
+from itertools import accumulate, count, groupby
+from operator import add
 import regex
-from .bpe import bytes_to_unicode, GPT2_PATTERN, pretokenize
+from .bpe import _CUTS, _SPACES, bytes_to_unicode, GPT2_PATTERN, pretokenize
 from .tokenizer import _is_word_char, _NEWER, WHITE_SPACE
 from .wordpiece import _char_class, _PUNCT_CLASS
 from .parts import _pattern, _refuse, _sequence_parts, _UNASSIGNED, find_spans, finditer, Normalized, part
@@ -357,3 +358,27 @@ def _last_words(last, text: str, first: bool, cut) -> tuple[int, list[str]]:
     if last is None: return 0, cut.findall(text) if cut is not None else [text] if text else []
     pre, words = last.rewrite(text, first)
     return pre, words if cut is None else [x for w in words for x in cut.findall(w)]
+
+# %% ../nbs/07c_pre_tokenizers.ipynb #pre-chunks
+def _chunks_byte_level(self: ByteLevel, text: str, first: bool) -> tuple[int, list[str], None] | None:
+    """`rewrite`'s pieces in runs that cover the text: cut only before a space that starts a piece, so each chunk's pieces
+    are `rewrite(chunk, False)`'s (a chunk after the first starts with that space). `None` without GPT-2's pattern."""
+    if not self.use_regex: return None
+    t, pre = (" " + text, 1) if self.add_prefix_space and text and not text.startswith(" ") else (text, 0)
+    parts = t.split(" ")  # a space starts a piece before a character that is no white space, or at the end after one
+    last = parts[-1][:1] if parts[-1] else parts[-2][-1:] if len(parts) > 1 else ""
+    if last in _SPACES or not all(p and p[0] not in _SPACES for p in parts[1:-1]): parts = _CUTS.split(t)
+    return pre, [parts[0]] * bool(parts[0]) + [" " + q for q in parts[1:]], None
+
+def _chunks_at_spaces(self, text: str, first: bool) -> tuple[int, list[str], list[int]]:
+    """The runs between white space, and where each starts, for a part that drops white space and cuts at every space:
+    its pieces of the text are its pieces of each run."""
+    if "  " in text or not text.isprintable(): return 0, *WhitespaceSplit.cut(None, text)  # (other white space, or runs of it)
+    parts = text.split(" ")
+    starts = list(map(add, accumulate(map(len, parts[:-1]), initial=0), count()))  # (each part and its space)
+    a, b = int(not parts[0]), len(parts) - int(not parts[-1])  # a space at either end
+    return 0, parts[a:b], starts[a:b]
+
+ByteLevel.chunks = _chunks_byte_level
+WhitespaceSplit.chunks = Whitespace.chunks = BertPreTokenizer.chunks = _chunks_at_spaces
+
