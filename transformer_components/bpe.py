@@ -644,5 +644,5 @@ def from_json_dict(cls: BPETokenizer,
     added = read_added_tokens(d, m["vocab"], where)
     try: tok = cls(m["vocab"], _parse_merges(m.get("merges"), where), byte_level=byte_level, unk_token=m.get("unk_token"))
     except (TypeError, ValueError) as e: raise _tokenizer_json_error(where, str(e)) from None
-    for token, i, in_model in added: tok._register_added(token, i, in_model)
+    tok._register_all(added)
     return tok

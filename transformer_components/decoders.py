@@ -15,7 +15,7 @@ from .pre_tokenizers import _B2U, Metaspace
 
 # %% auto #0
 __all__ = ['ByteLevelDecoder', 'WordPieceDecoder', 'MetaspaceDecoder', 'BPEDecoder', 'ByteFallback', 'Fuse', 'StripDecoder',
-           'ReplaceDecoder', 'CTC', 'DecoderSequence']
+           'ReplaceDecoder', 'CTC', 'DecoderSequence', 'DecodeStream']
 
 # %% ../nbs/07f_decoders.ipynb #c30f25a0
 _U2B = {c: b for b, c in _B2U.items()}
@@ -139,3 +139,26 @@ class DecoderSequence:
     def decode_chain(self, tokens):
         for d in self.decoders: tokens = d.decode_chain(tokens)
         return tokens
+
+# %% ../nbs/07f_decoders.ipynb #decode-stream
+class DecodeStream:
+    "Incremental decoding: `step(tokenizer, id)` gives the text the id adds, or `None` while it ends inside a character."
+    def __init__(self, skip_special_tokens: bool = False):  # leave special tokens out, as `decode` does when asked
+        self.skip_special_tokens, self.ids, self.prefix, self.start = skip_special_tokens, [], "", 0
+
+    def step(self, tokenizer, ids) -> str | None:
+        """Add `ids` (one id, or a list) and return the text they complete: the decoding of the kept ids past `prefix`, the
+        decoding of the context ids before `start`; `None` while it ends in U+FFFD (an unfinished UTF-8 sequence)."""
+        decode = lambda ids: tokenizer.decode(ids, skip_special_tokens=self.skip_special_tokens)
+        if not self.prefix and self.ids and not (text := decode(self.ids)).endswith("\ufffd"):
+            self.prefix, self.start = text, len(self.ids)  # (context that was still unfinished when it was kept)
+        self.ids += ids if isinstance(ids, list) else [ids]
+        text = decode(self.ids)
+        if len(text.encode("utf-8")) <= len(self.prefix.encode("utf-8")) or text.endswith("\ufffd"): return None
+        if not text.startswith(self.prefix):
+            raise ValueError(f"decoding id {self.ids[-1]} changed the text before it ({self.prefix!r} became {text[:len(self.prefix)]!r}): "
+                             "this tokenizer's decoder cannot be streamed")
+        new, self.ids = text[len(self.prefix):], self.ids[self.start:]  # the ids since the last text given out become the context
+        self.start, self.prefix = len(self.ids), decode(self.ids)
+        return new
+

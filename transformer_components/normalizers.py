@@ -137,7 +137,9 @@ class Replace:
 class Prepend:
     prepend: str  # the text put before a non-empty text
     def normalize(self, n: Normalized) -> Normalized:
-        return Normalized(self.prepend + n.text, [n.align[0]] * len(self.prepend) + n.align) if n.text else n
+        if not n.text: return n
+        if not self.prepend: return Normalized(n.text, [(0, 0)] + n.align[1:])  # HF re-inserts the first character: it stands for none
+        return Normalized(self.prepend + n.text, [n.align[0]] * len(self.prepend) + n.align)
 
 # %% ../nbs/07b_normalizers.ipynb #0165b25c
 @part("normalizer", "BertNormalizer")
@@ -297,6 +299,7 @@ def _quick_sequence(self: NormalizerSequence, text: str, pos):
 
 def _quick_prepend(self: Prepend, text: str, pos):
     if not text: return text, pos
+    if not self.prepend: return None  # (its first character stands for no original one: the reference aligns it)
     return self.prepend + text, (pos[0] + len(self.prepend), pos[1]) if type(pos) is tuple else [pos[0]] * len(self.prepend) + pos
 
 def _quick_lowercase(self, text: str, pos):

@@ -12,8 +12,8 @@ from functools import partial
 from itertools import accumulate, chain, compress, count, repeat
 from operator import add, is_, itemgetter
 from typing import NamedTuple
-from .bpe import _LEAD, _WordCache
-from .tokenizer import _gaps, Encoding, find_added, read_added_tokens, Tokenizer
+from .bpe import _LEAD, _surrogate_error, _WordCache
+from .tokenizer import _as_int, _gaps, Encoding, find_added, read_added_tokens, Tokenizer
 from .unigram import train_unigram, Unigram, UnigramError
 from .parts import *
 from .normalizers import *
@@ -101,6 +101,8 @@ def _one(self: PipelineTokenizer, text: str, type_id: int, allowed_special, disa
 PipelineTokenizer._one = _one
 
 # %% ../nbs/07g_pipeline.ipynb #c5e87527
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
 def encode(self: PipelineTokenizer,
            text: str,  # any Unicode text
            pair: str | None = None,  # a second text (type ids 1 where the post-processor says so)
@@ -115,6 +117,8 @@ def encode(self: PipelineTokenizer,
 
 def _encodings(self: PipelineTokenizer, text, pair, add_special_tokens, allowed_special, disallowed_special) -> Tokens:
     "Encoded, truncated and post-processed, not padded."
+    for name, t in (("text", text), ("pair", pair)):  # (HF's Python binding refuses such text as it converts it)
+        if t and not t.isascii() and _SURROGATE.search(t): raise _surrogate_error(t, name)
     one = self._one_fast if self.fast else self._one
     encs = [one(t, k, allowed_special, disallowed_special) for k, t in enumerate([text] if pair is None else [text, pair])]
     pp = self.post_processor
@@ -158,6 +162,7 @@ def decode(self: PipelineTokenizer,
         shown = {a.id: self._normalize_added(c) if a.token.normalized else c for c, a in self._added.items()}
         self._decoded = shown, {i for i, t in shown.items() if t in self._added and self._added[t].token.special}
     shown, special = self._decoded
+    ids = list(map(_as_int, ids))  # (a tensor's elements, NumPy's integers: plain ints, so that they are found below)
     tokens = [shown[i] if i in shown else self.id_to_token(i) for i in ids if not (skip_special_tokens and i in special)]
     return "".join(self.decoder.decode_chain(tokens)) if self.decoder is not None else " ".join(tokens)
 
@@ -175,7 +180,7 @@ def from_json_dict(cls, d: dict, where: str = "<dict>") -> PipelineTokenizer:
         tok = cls(model, *(component(s, d.get(s)) for s in ("normalizer", "pre_tokenizer", "post_processor", "decoder")),
                   truncation=d.get("truncation"), padding=d.get("padding"), fast=cls._read_fast)
     except (Unsupported, UnigramError) as e: raise type(e)(f"{where}: {e}") from None
-    for t, i, known in read_added_tokens(d, tok._model_vocab, where): tok._register_added(t, i, known)
+    tok._register_all(read_added_tokens(d, tok._model_vocab, where))
     return tok
 
 def to_json_dict(self: PipelineTokenizer) -> dict:

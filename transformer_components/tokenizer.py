@@ -357,12 +357,20 @@ Tokenizer._added = {}  # content -> _Added; replaced, never mutated
 Tokenizer._matchers = {}  # (allowed_special, disallowed_special) -> matchers; replaced when the added tokens change
 
 @patch
-def _register_added(self: Tokenizer, token: AddedToken, token_id: int, in_model: bool):
-    "Record `token` as an added token with `token_id`, in the vocabulary look-ups too."
-    self._added = {**self._added, token.content: _Added(token, token_id, in_model)}
-    self._vocab[token.content], self._id_token[token_id] = token_id, token.content
-    self._matchers = {}
+def _register_all(self: Tokenizer, entries: Iterable[tuple[AddedToken, int, bool]]):
+    """Record each `(token, token_id, in_model)` as an added token, in the vocabulary look-ups too; what is derived from
+    the added tokens is made anew once for all of them (a file may hold 100,000)."""
+    added = dict(self._added)
+    for token, token_id, in_model in entries:
+        added[token.content] = _Added(token, token_id, in_model)
+        self._vocab[token.content], self._id_token[token_id] = token_id, token.content
+    self._added, self._matchers = added, {}
     self._added_changed(); self._stop_workers()
+
+@patch
+def _register_added(self: Tokenizer, token: AddedToken, token_id: int, in_model: bool):
+    "Record `token` as an added token with `token_id` (see `_register_all`)."
+    self._register_all([(token, token_id, in_model)])
 
 @patch
 def _added_changed(self: Tokenizer):

@@ -688,7 +688,7 @@ def from_json_dict(cls: WordPiece,
                     clean_text=bool(norm.get("clean_text", True)), cleanup=bool(dec.get("cleanup", True)) if dec else False)
     except (TypeError, ValueError) as e: raise ValueError(f"{where}: {e}") from None
     added = read_added_tokens(d, vocab, where)
-    for token, i, in_model in added: self._register_added(token, i, in_model)
+    self._register_all(added)
     return self
 
 # %% ../nbs/05_wordpiece.ipynb #0a210ad7
