@@ -55,7 +55,7 @@ class LearnedPositions(PositionalEncoder, PositionScheme):
     "A trained vector per position `0 .. max_seq_len-1` added to the token vectors (the book chapter's; longer inputs are refused)."
     is_learned = True
     def __init__(self, config, causal: bool = False): super().__init__(config.max_seq_len, config.embedding_dim, is_learned=self.is_learned)
-    def embed(self, x, token_positions): return self._add(x, token_positions)
+    def embed(self, x, token_positions): return self._add(x, self._encoding(token_positions, x.shape[-2]))
 
 class SinusoidalPositions(LearnedPositions):
     "The fixed sinusoids of Vaswani et al. instead, from a table that grows on demand."
