@@ -166,17 +166,6 @@ def positions_for(
     check_positive_int("offset", offset, allow_zero=True)
     return None
 
-# %% ../nbs/11_positional_encoding.ipynb #43ba6971
-@patch
-def resolve_positions(self: PositionalEncoder,
-                      seq_len: int,  # length of the input
-                      token_positions: torch.Tensor | None = None,  # explicit positions `[seq_len]` or `[batch, seq_len]`
-                      offset: int | torch.Tensor = 0,  # first position: an int, or one per row `[batch]`
-                     ) -> torch.Tensor:  # positions `[seq_len]` or `[batch, seq_len]`, int64
-    "The positions to encode (`positions_for`): explicit ones, else `offset + 0 .. seq_len-1`."
-    pos = positions_for(seq_len, token_positions, offset)
-    return torch.arange(offset, offset + seq_len) if pos is None else pos
-
 # %% ../nbs/11_positional_encoding.ipynb #353019b7
 @patch
 def encoding(self: PositionalEncoder,
