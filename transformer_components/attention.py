@@ -143,8 +143,7 @@ def alibi_bias(
     k_len = q_len if k_len is None else check_positive_int("k_len", k_len)
     check_positive_int("q_len", q_len)
     if token_positions is None:
-        keys = torch.arange(k_len, device=device)
-        queries = keys[-q_len:] if q_len <= k_len else torch.arange(k_len - q_len, k_len, device=device)
+        keys, queries = torch.arange(k_len, device=device), torch.arange(k_len - q_len, k_len, device=device)
     else:
         check_token_ids("token_positions", token_positions)
         if token_positions.dim() not in (1, 2) or token_positions.shape[-1] != q_len or q_len != k_len:

@@ -216,6 +216,12 @@ def read_safetensors_header(
     return {name: {**e, "data_start": start} for name, e in entries.items()}
 
 # %% ../nbs/10_embeddings.ipynb #ee667a77
+def _tensor_at(buf: bytearray, e: dict, start: int = 0) -> torch.Tensor:
+    "The tensor of header entry `e`, its bytes beginning at `start` in `buf` (a view of `buf`, no copy)."
+    dtype, (begin, end) = _ST_DTYPES[e["dtype"]], e["data_offsets"]
+    if end == begin: return torch.empty(e["shape"], dtype=dtype)  # `frombuffer` refuses zero bytes
+    return torch.frombuffer(buf, dtype=dtype, offset=start, count=(end - begin) // dtype.itemsize).reshape(e["shape"])
+
 def load_safetensors_tensor(
     path: str | Path,  # a `.safetensors` file
     name: str | None = None,  # the tensor to read; `None` when the file holds exactly one
@@ -228,14 +234,10 @@ def load_safetensors_tensor(
         name = next(iter(entries))
     if name not in entries:
         raise KeyError(f"no tensor {name!r} in {path}; it holds: {', '.join(sorted(entries))[:500]}")
-    e = entries[name]
-    begin, end = e["data_offsets"]
+    e, (begin, end) = entries[name], entries[name]["data_offsets"]
     with open(path, "rb") as f:
         f.seek(e["data_start"] + begin)
-        buf = bytearray(f.read(end - begin))
-    dtype = _ST_DTYPES[e["dtype"]]
-    if not buf: return torch.empty(e["shape"], dtype=dtype)
-    return torch.frombuffer(buf, dtype=dtype).reshape(e["shape"])
+        return _tensor_at(bytearray(f.read(end - begin)), e)
 
 # %% ../nbs/10_embeddings.ipynb #stw002
 def _digest(entries: dict, data: bytes | memoryview) -> str:
@@ -279,10 +281,4 @@ def load_safetensors(
     if stored is not None and _digest(entries, buf) != stored:
         raise ValueError(f"{path}: the tensors do not match the sha256 stored with them; the file is corrupted "
                          f"(a changed byte or a partial copy)")
-    out = {}
-    for name, e in entries.items():
-        begin, end = e["data_offsets"]
-        dtype = _ST_DTYPES[e["dtype"]]
-        out[name] = torch.frombuffer(buf, dtype=dtype, offset=begin, count=(end - begin) // dtype.itemsize).reshape(e["shape"]) \
-            if end > begin else torch.empty(e["shape"], dtype=dtype)
-    return out, metadata
+    return {name: _tensor_at(buf, e, e["data_offsets"][0]) for name, e in entries.items()}, metadata

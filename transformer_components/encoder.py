@@ -20,7 +20,7 @@ from torch import nn
 
 from .attention import MultiHeadAttention, Unpadding, alibi_bias, cheap_dropout
 from .core import atomic_write, check_choice, check_fields, check_positive_int, check_token_ids, read_json_file
-from .masks import check_mask
+from .masks import _heatmap, check_mask
 from .embeddings import (TokenEmbeddings, load_safetensors, load_safetensors_tensor, read_safetensors_header,
                                                save_safetensors)
 from .positional_encoding import PositionalEncoder, positions_for
@@ -55,7 +55,7 @@ class LearnedPositions(PositionalEncoder, PositionScheme):
     "A trained vector per position `0 .. max_seq_len-1` added to the token vectors (the book chapter's; longer inputs are refused)."
     is_learned = True
     def __init__(self, config, causal: bool = False): super().__init__(config.max_seq_len, config.embedding_dim, is_learned=self.is_learned)
-    def embed(self, x, token_positions): return self._add(x, token_positions)
+    def embed(self, x, token_positions): return self._add(x, self._encoding(token_positions, x.shape[-2]))
 
 class SinusoidalPositions(LearnedPositions):
     "The fixed sinusoids of Vaswani et al. instead, from a table that grows on demand."
@@ -534,14 +534,6 @@ def plot_attention(
     title: str | None = None,  # the plot's title
 ):
     "A heatmap of who attends to whom (rows: queries, columns: keys); returns the figure."
-    import matplotlib.pyplot as plt
-    w, n = weights.detach().float().cpu().reshape(-1, *weights.shape[-3:])[0], len(tokens)  # [heads, seq_len, seq_len]
-    w = (w.mean(0) if head is None else w[head])[:n, :n]
-    if ax is None: fig, ax = plt.subplots(figsize=(0.35 * n + 1.5, 0.35 * n + 1.2))
-    else: fig = ax.figure
-    ax.imshow(w.numpy(), cmap="viridis", vmin=0)
-    ax.set_xticks(range(n)); ax.set_xticklabels(tokens, rotation=90, fontsize=8)
-    ax.set_yticks(range(n)); ax.set_yticklabels(tokens, fontsize=8)
-    ax.set_xlabel("key"); ax.set_ylabel("query")
-    if title: ax.set_title(title, fontsize=9)
-    return fig
+    w = weights.detach().float().reshape(-1, *weights.shape[-3:])[0]  # [heads, seq_len, seq_len]
+    w = (w.mean(0) if head is None else w[head])[: len(tokens), : len(tokens)]
+    return _heatmap(w, ax, title, tokens, tokens, cmap="viridis", vmin=0)  # the mask pictures' axes, weights' colours

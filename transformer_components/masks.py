@@ -99,10 +99,9 @@ def prefix_lm_mask(
     if not (((prefix_len >= 0) & (prefix_len <= seq_len)).all() and prefix_len.dim() == 1 and not prefix_len.is_floating_point()
             if is_tensor else type(prefix_len) is int and 0 <= prefix_len <= seq_len):
         raise ValueError(f"prefix_len must be an int or a [batch] integer tensor, with values in [0, {seq_len}], got {prefix_len!r}")
-    if is_tensor:
-        device = prefix_len.device if device is None else device
-        return causal_mask(seq_len, device=device) | (torch.arange(seq_len, device=device) < prefix_len.to(device)[:, None])[:, None, None, :]
-    return causal_mask(seq_len, device=device) | (torch.arange(seq_len, device=device) < prefix_len)[None, :]
+    if is_tensor and device is None: device = prefix_len.device
+    in_prefix = torch.arange(seq_len, device=device) < (prefix_len.to(device)[:, None, None, None] if is_tensor else prefix_len)  # [(batch, 1, 1,) T]
+    return causal_mask(seq_len, device=device) | in_prefix
 
 # %% ../nbs/20_masks.ipynb #4adbe55e
 def document_mask(
@@ -251,6 +250,17 @@ def mask_tokens(
     return inputs, labels
 
 # %% ../nbs/20_masks.ipynb #a826b1fe
+def _heatmap(values: torch.Tensor, ax, title, query_labels, key_labels, **style):
+    "Draw `values` `[q_len, k_len]` with queries down and keys across (`style`: `imshow`'s); returns the figure."
+    import matplotlib.pyplot as plt
+    if ax is None: _, ax = plt.subplots(figsize=(max(2.5, 0.3 * values.shape[1] + 1), max(2.5, 0.3 * values.shape[0] + 0.8)))
+    ax.imshow(values.detach().float().cpu().numpy(), **style)
+    ax.set_xlabel("key"); ax.set_ylabel("query")
+    if query_labels is not None: ax.set_yticks(range(len(query_labels)), list(query_labels), fontsize=8)
+    if key_labels is not None: ax.set_xticks(range(len(key_labels)), list(key_labels), rotation=90, fontsize=8)
+    if title: ax.set_title(title)
+    return ax.figure
+
 def plot_mask(
     mask: torch.Tensor,  # bool mask, True = may attend: `[q_len, k_len]` or more dims
     index: tuple = (),  # leading indices selecting one `[q_len, k_len]` slice, e.g. `(0, 0)` for batch 0, head 0
@@ -260,15 +270,8 @@ def plot_mask(
     key_labels=None,  # tick labels for the keys (columns)
 ):
     "Draw a mask (dark = may attend) with queries down and keys across; returns the matplotlib figure."
-    import matplotlib.pyplot as plt
     m = mask[index] if index else mask
     if not isinstance(m, torch.Tensor) or m.dim() != 2 or m.dtype != torch.bool:
         raise ValueError(f"plot_mask needs a bool [q_len, k_len] mask (True = may attend; use index to pick a slice), got "
                          f"{(tuple(m.shape), m.dtype) if isinstance(m, torch.Tensor) else type(m).__name__}")
-    if ax is None: _, ax = plt.subplots(figsize=(max(2.5, 0.3 * m.shape[1] + 1), max(2.5, 0.3 * m.shape[0] + 0.8)))
-    ax.imshow(m.detach().cpu().numpy(), cmap="Blues", vmin=0, vmax=1.3, interpolation="nearest")
-    ax.set_xlabel("key"); ax.set_ylabel("query")
-    if query_labels is not None: ax.set_yticks(range(len(query_labels)), list(query_labels))
-    if key_labels is not None: ax.set_xticks(range(len(key_labels)), list(key_labels), rotation=90)
-    if title: ax.set_title(title)
-    return ax.figure
+    return _heatmap(m, ax, title, query_labels, key_labels, cmap="Blues", vmin=0, vmax=1.3, interpolation="nearest")

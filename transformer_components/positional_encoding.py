@@ -166,17 +166,6 @@ def positions_for(
     check_positive_int("offset", offset, allow_zero=True)
     return None
 
-# %% ../nbs/11_positional_encoding.ipynb #43ba6971
-@patch
-def resolve_positions(self: PositionalEncoder,
-                      seq_len: int,  # length of the input
-                      token_positions: torch.Tensor | None = None,  # explicit positions `[seq_len]` or `[batch, seq_len]`
-                      offset: int | torch.Tensor = 0,  # first position: an int, or one per row `[batch]`
-                     ) -> torch.Tensor:  # positions `[seq_len]` or `[batch, seq_len]`, int64
-    "The positions to encode (`positions_for`): explicit ones, else `offset + 0 .. seq_len-1`."
-    pos = positions_for(seq_len, token_positions, offset)
-    return torch.arange(offset, offset + seq_len) if pos is None else pos
-
 # %% ../nbs/11_positional_encoding.ipynb #353019b7
 @patch
 def encoding(self: PositionalEncoder,
@@ -186,8 +175,9 @@ def encoding(self: PositionalEncoder,
     return self._encoding(check_token_ids("token_positions", token_positions, nonnegative=True))
 
 @patch
-def _encoding(self: PositionalEncoder, token_positions: torch.Tensor) -> torch.Tensor:
-    "`encoding` of positions checked already, `[..., embedding_dim]`."
+def _encoding(self: PositionalEncoder, token_positions: torch.Tensor | None, seq_len: int = 0, offset: int = 0) -> torch.Tensor:
+    "`encoding` of positions checked already, `[..., embedding_dim]`; `None`: of `offset .. offset+seq_len-1`, a slice of the table (no gather)."
+    if token_positions is None: return self._table(offset + seq_len)[offset : offset + seq_len]
     needed = int(token_positions.max()) + 1 if token_positions.numel() else 0
     table = self._table(needed)
     return table[token_positions.to(table.device)]
@@ -205,18 +195,12 @@ def forward(self: PositionalEncoder,
                         f"{x.dtype if isinstance(x, torch.Tensor) else type(x).__name__}")
     if x.ndim < 2 or x.shape[-1] != self.embedding_dim:
         raise ValueError(f"x must be [batch, seq_len, {self.embedding_dim}] (embedding_dim={self.embedding_dim}), got {tuple(x.shape)}")
-    default = token_positions is None and isinstance(offset, int) and offset == 0
-    return self._add(x, None if default else self.resolve_positions(x.shape[-2], token_positions, offset))
+    return self._add(x, self._encoding(positions_for(x.shape[-2], token_positions, offset), x.shape[-2], offset))
 
 @patch
-def _add(self: PositionalEncoder, x: torch.Tensor, token_positions: torch.Tensor | None) -> torch.Tensor:
-    "`forward` for `x` and positions checked already (`None`: `0 .. seq_len-1`)."
-    seq_len = x.shape[-2]
-    if token_positions is None: pe = self._table(seq_len)[:seq_len]  # the common case: a slice, no gather
-    else: pe = self._encoding(token_positions)
-    if x.dtype == pe.dtype: out = x + pe
-    else: out = (x.float() + pe.float()).to(x.dtype)
-    return self.dropout(out)
+def _add(self: PositionalEncoder, x: torch.Tensor, pe: torch.Tensor) -> torch.Tensor:
+    "`x` plus the position vectors `pe` (from `_encoding`), in `x`'s dtype, then dropout."
+    return self.dropout(x + pe if x.dtype == pe.dtype else (x.float() + pe.float()).to(x.dtype))
 
 # %% ../nbs/11_positional_encoding.ipynb #3e497ed6
 class TokenPositionEmbedding(nn.Module):
@@ -239,12 +223,9 @@ class TokenPositionEmbedding(nn.Module):
         tok, pos = self.tokens, self.positional_encoding
         check_token_ids("token_ids", token_ids, tok.vocab_size)
         if token_ids.ndim == 0: raise ValueError("token_ids must be [batch, seq_len] or [seq_len], got a scalar")
-        seq_len = token_ids.shape[-1]
-        if token_positions is None and isinstance(offset, int) and offset == 0: pe = pos._table(seq_len)[:seq_len]
-        else: pe = pos.encoding(pos.resolve_positions(seq_len, token_positions, offset))
-        w = tok.weight
-        fast = not (torch.is_grad_enabled() and (w.requires_grad or pe.requires_grad)) and w.dtype == pe.dtype
-        if not fast: return pos.dropout((tok(token_ids).float() + pe.float()).to(w.dtype) if w.dtype != pe.dtype else tok(token_ids) + pe)
+        seq_len, w = token_ids.shape[-1], tok.weight
+        pe = pos._encoding(positions_for(seq_len, token_positions, offset), seq_len, offset)
+        if torch.is_grad_enabled() and (w.requires_grad or pe.requires_grad) or w.dtype != pe.dtype: return pos._add(tok(token_ids), pe)
         out = torch.index_select(w, 0, token_ids.reshape(-1)).view(*token_ids.shape, w.shape[1])
         if tok.scale: out.mul_(tok.multiplier)
         return pos.dropout(out.add_(pe))

@@ -51,8 +51,8 @@ def viterbi_pruned(
     word: str,  # the text to cut
     table: dict[str, float],  # `prefix_table(scores)`
     unk_score: float,  # the score of a character no piece covers
-) -> list[tuple[int, int, bool]]:
-    "`viterbi`'s cut of `word`, each candidate piece extended only while some piece starts with it."
+) -> list[tuple[int, int, bool]] | None:
+    "`viterbi`'s cut of `word`, each candidate piece extended only while some piece starts with it; `None` when every cut's score is `-inf`."
     n, get = len(word), table.get
     score, start, known = [0.0] + [-math.inf] * n, [0] * (n + 1), [True] * (n + 1)  # -inf: not reached yet
     for s in range(n):
@@ -63,6 +63,7 @@ def viterbi_pruned(
             if here + sc > score[e]: score[e], start[e] = here + sc, s
             if e == n: break
             e += 1; sc = get(word[s:e])
+    if score[n] == -math.inf: return None  # e.g. two pieces of -1e308 add up to -inf; `viterbi` then keeps the first cut to reach each position, as HF
     out, e = [], n
     while e > 0: out.append((start[e], e, known[e])); e = start[e]
     return out[::-1]
@@ -84,7 +85,7 @@ class Unigram:
             raise UnigramError(f"model Unigram: unk_id {self.unk_id} is not an id of the {len(self.vocab)} pieces")
         self.ids = {p: i for i, (p, _) in enumerate(self.vocab)}  # a piece listed twice: its last id and score, as in HF
         self.scores = {p: float(s) for p, s in self.vocab}
-        self.unk_score = min(self.scores.values(), default=0.0) - UNK_PENALTY
+        self.unk_score, self.max_len = min(self.scores.values(), default=0.0) - UNK_PENALTY, max(map(len, self.scores), default=1)
         self.table = prefix_table(self.scores)
         self._cache = {}
 
@@ -99,7 +100,8 @@ class Unigram:
     def _tokenize(self, word: str) -> list[tuple[int, int, int]]:
         "`tokenize` without its cache, for a caller that keeps its own (one cache fewer for the garbage collector to scan)."
         out, fused = [], []  # fused: consecutive unknown pieces (HF fuses them)
-        for s, e, known in viterbi_pruned(word, self.table, self.unk_score) + [(len(word), len(word), True)]:
+        cut = viterbi_pruned(word, self.table, self.unk_score) or viterbi(word, self.scores, self.unk_score, self.max_len)  # (`[]` for "")
+        for s, e, known in cut + [(len(word), len(word), True)]:
             i = self.ids[word[s:e]] if known and e > s else self.unk_id
             if i == self.unk_id and e > s: fused.append((s, e)); continue
             if fused: out.extend(self._unknown(word, fused[0][0], fused[-1][1])); fused = []
