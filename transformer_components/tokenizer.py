@@ -127,13 +127,16 @@ def _as_int(
 # %% ../nbs/01_tokenizer.ipynb #tk000022
 @patch(as_prop=True)
 def vocab_size(self: Tokenizer) -> int:
-    "Number of tokens in the vocabulary (the `num_embeddings` of the model's embedding table)."
-    return len(self._vocab)
+    "Number of ids in the vocabulary (a token listed twice counts twice, as in HF; the `num_embeddings` of the model's embedding table)."
+    return len(self._id_token)
 
 @patch
-def get_vocab(self: Tokenizer) -> dict[str, int]:
+def get_vocab(self: Tokenizer,
+              with_added_tokens: bool = True,  # include the added tokens that are not in the model's own vocabulary
+             ) -> dict[str, int]:
     "A copy of the vocabulary, token -> id."
-    return dict(self._vocab)
+    if with_added_tokens: return dict(self._vocab)
+    return {t: i for t, i in self._vocab.items() if t not in self._added or self._added[t].in_model}
 
 @patch
 def token_to_id(self: Tokenizer, token: str) -> int | None:
@@ -416,6 +419,30 @@ def add_special_tokens(self: Tokenizer,
         self._register_added(t, self._next_id() if i is None else i, in_model)
         ids.append(self._vocab[t.content])
     return ids
+
+# %% ../nbs/01_tokenizer.ipynb #tk-addtokens
+@patch
+def add_tokens(self: Tokenizer,
+               tokens: Iterable[str | AddedToken],  # contents (matched in the normalized text), or `AddedToken`s
+              ) -> int:
+    "Add `tokens` as ordinary (not special) added tokens; how many changed the added vocabulary."
+    if isinstance(tokens, (str, AddedToken)): raise TypeError("tokens must be a list of str or AddedToken, got one: wrap it in a list")
+    changed = 0
+    for t in tokens:
+        t = t if isinstance(t, AddedToken) else AddedToken(t, special=False, normalized=True)
+        known = self._added.get(t.content)
+        if known is not None and known.token == t: continue  # (as it is already)
+        self._check_added(t)
+        i = self._vocab.get(t.content)
+        self._register_added(t, self._next_id() if i is None else i, known.in_model if known else i is not None)
+        changed += 1
+    return changed
+
+@patch
+def get_added_tokens_decoder(self: Tokenizer) -> dict[int, AddedToken]:
+    "Every added token by its id, special or not."
+    return dict(sorted(((a.id, a.token) for a in self._added.values()), key=lambda p: p[0]))
+
 
 # %% ../nbs/01_tokenizer.ipynb #7fb14eff
 def _token_set(value, name: str, specials: list[str]) -> frozenset:
