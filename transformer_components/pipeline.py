@@ -145,7 +145,10 @@ def encode_batch(self: PipelineTokenizer,
     texts = list(texts)
     if num_workers > 1 and self.padding is None and all(isinstance(t, str) for t in texts):
         return Tokenizer.encode_batch(self, texts, num_workers, **options)
-    ts = [self._encodings(*(t if isinstance(t, tuple) else (t, None)), options.get("add_special_tokens", True),
+    for k, t in enumerate(texts):
+        if not (isinstance(t, str) or isinstance(t, (tuple, list)) and len(t) == 2 and all(isinstance(x, str) for x in t)):
+            raise TypeError(f"texts[{k}] must be a str or a (text, pair) of two str, got {str(t)[:60]!r}")
+    ts = [self._encodings(*(t if isinstance(t, (tuple, list)) else (t, None)), options.get("add_special_tokens", True),
                           options.get("allowed_special", "none"), options.get("disallowed_special", "all")) for t in texts]
     longest = max((len(t.ids) for t in ts), default=0)
     return [self._finish(t, longest) for t in ts]
