@@ -34,10 +34,13 @@ def bpe_merge_spans(
     return symbols
 
 # %% ../nbs/07d_models.ipynb #f5fa03cf
+_BYTE_PIECE = re.compile("<0x[0-9A-F]{2}>")  # byte fallback's pieces
+
 def _merges_list(raw, where) -> list[tuple[str, str]]:
     out = []
     for m in raw:
         parts = m.split(" ") if isinstance(m, str) else m
+        if len(parts) == 2 and type(parts[0]) is str and type(parts[1]) is str: out.append((parts[0], parts[1])); continue  # (the common case)
         if not (isinstance(parts, (list, tuple)) and len(parts) == 2 and all(isinstance(x, str) for x in parts)):
             _refuse(where, "merges", f"entry {m!r} is not a pair of tokens")
         out.append(tuple(parts))
@@ -69,20 +72,16 @@ class BPE:
         self._cache = {}
 
     def _widths(self) -> dict[int, int] | None:
-        "Base symbols per merged id, or `None` when an id stands for different numbers (then the reference is used)."
-        made = {}
-        for (a, b), (_, new) in self._ranks.items(): made.setdefault(new, []).append((a, b))
-        width = {}
-        def w(i):
-            if i not in width:
-                width[i] = -1  # while computing: a merge cycle counts as ambiguous
-                ws = {w(a) + w(b) for a, b in made[i]} if i in made else {1}
-                width[i] = ws.pop() if len(ws) == 1 and min(ws) > 0 else -1
-            return width[i]
-        bases = {i for t, i in self.vocab.items() if len(t) == 1 or regex.fullmatch("<0x[0-9A-F]{2}>", t)}
-        ok = all(w(i) > 0 and (i not in bases or w(i) == 1) for i in made)
-        del w  # (it refers to itself: freed now, with `made`, not at the next garbage collection)
-        return {i: n for i, n in width.items() if n != 1} if ok else None
+        """Base symbols per merged id: its characters, less the prefix and suffix (each base symbol is one character, with
+        them: `a</w>`, `##a`). `None` where the merges say otherwise (a byte-fallback piece `<0xNN>` is six characters for
+        one symbol): then the reference is used."""
+        prefix, suffix, made = self.continuing_subword_prefix or "", self.end_of_word_suffix or "", {new for _, new in self._ranks.values()}
+        token, width = {i: t for t, i in self.vocab.items()}, {}
+        symbols = lambda t: len(t) - (len(prefix) if prefix and t.startswith(prefix) else 0) - (len(suffix) if suffix and t.endswith(suffix) else 0)
+        for (a, b), (_, new) in self._ranks.items():
+            wa, wb, width[new] = symbols(token[a]), symbols(token[b]), symbols(token[new])
+            if wa + wb != width[new] or a not in made and wa != 1 or b not in made and wb != 1: return None
+        return width
 
 # %% ../nbs/07d_models.ipynb #e36703d3
 def _byte_tokens(s: str, vocab) -> list[int] | None:
