@@ -616,6 +616,33 @@ def test_anchors_land_below_the_sticky_bars(site, browser, http_site, width):
     assert got["top"] >= got["covered"], f"at {width} px the heading is at {got['top']:.0f} px, under bars to {got['covered']:.0f} px: {got['bars']}"
 
 
+LAND = """const out = {};
+for (const width of [1280, 400]) {
+  const f = document.createElement('iframe'); f.style.cssText = `width: ${width}px; height: 900px; border: 0`;
+  f.src = '%s'; document.body.prepend(f);
+  await new Promise(r => f.onload = r); await new Promise(r => setTimeout(r, 1000));
+  const document_ = f.contentDocument, target = document_.getElementById('%s');
+  const bars = [...document_.querySelectorAll('body *')].filter(e => ['sticky', 'fixed'].includes(f.contentWindow.getComputedStyle(e).position)
+    && e.getClientRects().length && e.getBoundingClientRect().top < 150 && e.getBoundingClientRect().height < 300);
+  out[width] = {top: target.getBoundingClientRect().top, covered: Math.max(0, ...bars.map(e => e.getBoundingClientRect().bottom))};
+  f.remove();
+}
+report(out);"""
+
+
+def test_a_link_to_an_anchor_lands_below_the_sticky_bars(site, browser, http_site):
+    "Opening `bpe.html#<section>` (a link from another page) shows that heading at the top, under no bar, at 1280 and 400 px."
+    sections = re.findall(r'<section id="([^"]+)" class="level2', (site / "bpe.html").read_text(encoding="utf-8"))
+    assert len(sections) >= 3, sections
+    target = sections[2]  # well down the page, below maths and code that are typeset after the browser first scrolls
+    got = probe(browser, site / "index.html", LAND % (f"bpe.html#{target}", target), base_url=http_site, window="1330,900",
+                budget=10000)
+    assert got, "the landing probe did not run"
+    for width, at in got.items():
+        assert at["covered"] > 0, f"no sticky bar found at {width} px: {at}"
+        assert at["covered"] <= at["top"] < at["covered"] + 100, f"at {width} px bpe.html#{target} shows the heading at {at['top']:.0f} px (bars to {at['covered']:.0f} px)"
+
+
 def test_api_index_has_its_own_contents(site):
     "The API index's 'On this page' lists its modules (it was empty)."
     html = (site / "api.html").read_text(encoding="utf-8")

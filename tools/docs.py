@@ -748,8 +748,9 @@ def search_from_disk(site: Path) -> int:
             sys.exit(f"docs: {js.relative_to(ROOT)} no longer {what} as tools/docs.py expects (a new smalldocs?); "
                      "update SEARCH_FETCH / SEARCH_HITS so that search works from file:// and ranks exact words first")
     code = code.replace(SEARCH_FETCH, SEARCH_SCRIPT).replace(SEARCH_HITS, SEARCH_RANKED)
-    js.write_text(code + "\n" + (NBS / "search_rank.js").read_text(encoding="utf-8"), encoding="utf-8")
-    (site / "search_rank.js").unlink(missing_ok=True)  # copied as a site file; it lives in smalldocs.js
+    ours = [NBS / "search_rank.js", NBS / "anchors.js"]  # our additions to smalldocs' script: ranking, landing on anchors
+    js.write_text("\n".join([code] + [f.read_text(encoding="utf-8") for f in ours]), encoding="utf-8")
+    for f in ours: (site / f.name).unlink(missing_ok=True)  # copied as site files; they live in smalldocs.js
     return len(entries)
 
 
