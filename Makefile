@@ -52,7 +52,8 @@ check-readme: setup ## fail if README.md is out of date with nbs/index.ipynb
 
 # The notebooks' tests run once per `make test`: tools/docs.py executes each notebook by nbdev_test's rules (a fresh
 # shell each, flagged cells skipped) and keeps the executed copy in _exec/, where the outputs check and the docs site
-# (pytest) find it instead of executing the notebook again. One notebook while working: nbdev_test --path nbs/NN_x.ipynb
+# (pytest) find it instead of executing the notebook again; the same process then renders its page's API entries
+# (_exec/pages/), so the docs build in pytest only copies the pages. One notebook while working: nbdev_test --path nbs/NN_x.ipynb
 nbtest: setup ## run the notebooks' tests (cells flagged shared_data only where the data exists), keeping their outputs
 	@echo "notebook tests: flags '$(TEST_FLAGS)' (shared data at $(DATA_DIR): $(if $(TEST_FLAGS),found,absent - flagged cells skipped))"
 	DOCS_WORKERS=$(NBDEV_WORKERS) $(PY) tools/docs.py execute

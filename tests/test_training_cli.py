@@ -270,15 +270,6 @@ def test_full_disk_and_closed_pipe(trained, env, tmp_path):
     assert len(stdout.splitlines()) == 1 and "Traceback" not in stderr and "Broken pipe" not in stderr, stderr
 
 
-def test_eval_last_line_is_json(trained, env):
-    out, data = trained
-    res = run([script("tc-eval"), "--model", out, "--data", data], env)
-    assert res.returncode == 0, res.stderr
-    last = json.loads(res.stdout.strip().splitlines()[-1])
-    assert set(last) == {"accuracy", "macro_f1", "n", "confusion"} and last["n"] == 300
-    assert last["accuracy"] > 0.85, last  # chance is about 0.5
-
-
 def test_predict_arguments_stdin_and_json(trained, env):
     out, _ = trained
     texts = ["the great lovely good film", "the awful dull bad film"]
@@ -364,8 +355,8 @@ def test_sigint_at_any_moment_of_start_up(tmp_path, env, delay):
     assert "Traceback" not in err, err[-2000:]
 
 
-def test_file_options_read_pipes(trained, env):
-    "`--data <(...)`: a pipe is read as a file."
+def test_eval_reads_a_pipe_and_ends_with_json(trained, env):
+    "`tc-eval --data <(...)`: a pipe is read as a file; the last line of the output is the scores as JSON (one run shows both)."
     out, data = trained
     r, w = os.pipe()
     proc = subprocess.Popen([script("tc-eval"), "--model", out, "--data", f"/dev/fd/{r}"], pass_fds=(r,),
@@ -373,7 +364,10 @@ def test_file_options_read_pipes(trained, env):
     os.close(r)
     with os.fdopen(w, "wb") as f: f.write(data.read_bytes())
     stdout, stderr = proc.communicate(timeout=180)
-    assert proc.returncode == 0 and json.loads(stdout.splitlines()[-1])["n"] == 300, stderr[-2000:]
+    assert proc.returncode == 0, stderr[-2000:]
+    last = json.loads(stdout.strip().splitlines()[-1])
+    assert set(last) == {"accuracy", "macro_f1", "n", "confusion"} and last["n"] == 300
+    assert last["accuracy"] > 0.85, last  # chance is about 0.5
 
 
 @pytest.mark.parametrize("name", ["t5-t5-small-untyped", "llama2-llama-2-7b"])

@@ -14,7 +14,8 @@ script does what they do with the pieces of nbdev that do not need it:
    notebook, the library's sources and the active flags, so a second build only re-runs what changed;
 2. **process** the executed notebooks with nbdev's own processors (`show_doc`, `#| hide`, `#| echo: false`, ...)
    into `_proc/`, naming each page after its `output-file` (`00_core.ipynb` -> `core.ipynb`), because smalldocs
-   ignores `output-file` and nbdev's doc links point at `core.html`;
+   ignores `output-file` and nbdev's doc links point at `core.html`. Step 1 processes each notebook right after
+   executing it, in the same process (`_exec/pages/`), so a build after `make nbtest` only copies the pages;
 3. **render** `_proc/` with smalldocs into `_docs/`, then serve KaTeX from the site itself (smalldocs loads it from
    a CDN, which leaves raw `\\(...\\)` on an offline machine) and give search its index as a script, so that it
    works on pages opened from disk (`file://`), where browsers refuse smalldocs' fetch of `search.json`.
@@ -40,6 +41,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 NBS, EXEC, PROC, CACHE = ROOT / "nbs", ROOT / "_exec", ROOT / "_proc", ROOT / ".cache"
+PAGES = EXEC / "pages"  # each executed notebook processed into its page, beside it (the docs build copies it to _proc/)
 KATEX_VERSION = "0.16.11"  # the version smalldocs asks the CDN for
 KATEX_CDN = f"https://cdn.jsdelivr.net/npm/katex@{KATEX_VERSION}/dist"
 SECTIONS = {  # sidebar sections by the first digit of a notebook's number, in the order data flows
@@ -116,13 +118,43 @@ def _with_titles(fetch):
     return metadata
 
 
+def _library(h) -> None:
+    "Feed every library source and settings.ini into the hash `h`."
+    for f in sorted((ROOT / "transformer_components").rglob("*.py")) + [ROOT / "settings.ini"]:
+        h.update(f.name.encode()); h.update(f.read_bytes())
+
+
 def _fingerprint(nb: Path, flags: set[str]) -> str:
     "Cache key for an executed notebook: its bytes, every library source, settings.ini and the active flags."
     h = hashlib.sha256(nb.read_bytes())
-    for f in sorted((ROOT / "transformer_components").rglob("*.py")) + [ROOT / "settings.ini"]:
-        h.update(f.name.encode()); h.update(f.read_bytes())
+    _library(h)
     h.update(" ".join(sorted(flags)).encode())
     return h.hexdigest()
+
+
+def _page_key(executed: Path, names: dict[str, str]) -> str:
+    "Cache key for a processed page: the executed notebook, the library, this script and every notebook's page name."
+    h = hashlib.sha256(executed.read_bytes())
+    _library(h)
+    h.update(Path(__file__).read_bytes()); h.update(json.dumps(names, sort_keys=True).encode())
+    return h.hexdigest()
+
+
+def page_names() -> dict[str, str]:
+    "Notebook stem -> the name of its page (`00_core` -> `core`), for every notebook of the site."
+    return {nb.stem: page_name(nb) for nb in notebooks()}
+
+
+def execute_and_process(src: str, dest: str, skip: list[str], page: str, names: dict[str, str]) -> tuple[float, float, float]:
+    """Execute a notebook into `dest`, then process the executed copy into the page `page`, in the same process: nbdev's
+    processing re-runs the exported cells and `show_doc`, and here torch and the library are imported already.
+    Returns (wall, CPU) seconds of the execution and the seconds of the processing."""
+    secs, cpu = execute_notebook(src, dest, skip)
+    start = time.time()
+    os.environ.pop("IN_TEST", None)  # processing runs as in a process of its own
+    process_notebook(dest, page, names)
+    Path(f"{page}.key").write_text(_page_key(Path(dest), names))
+    return secs, cpu, time.time() - start
 
 
 def _code_length(nb: Path) -> int:
@@ -137,7 +169,8 @@ def execute_all(workers: int = 2, fresh: bool = False) -> list[Path]:
     failing assert stops it with the notebook, the cell and the traceback), and the docs build then finds them cached."""
     skip, force = test_flags()
     active = skip - force
-    EXEC.mkdir(exist_ok=True)
+    EXEC.mkdir(exist_ok=True); PAGES.mkdir(exist_ok=True)
+    names = page_names()
     todo, out = [], []
     for nb in notebooks():
         dest, keyf = EXEC / nb.name, EXEC / f"{nb.name}.key"
@@ -151,17 +184,19 @@ def execute_all(workers: int = 2, fresh: bool = False) -> list[Path]:
         todo.sort(key=lambda t: -_code_length(t[0]))
         # a fresh process per notebook: IPython replaces `__main__` in its process, and notebooks must not share state
         with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn"), max_tasks_per_child=1) as pool:
-            futs = [(t, pool.submit(_worker.execute_notebook, str(t[0]), str(t[1]), sorted(active))) for t in todo]
+            futs = [(t, pool.submit(_worker.execute_and_process, str(t[0]), str(t[1]), sorted(active),
+                                    str(PAGES / f"{names[t[0].stem]}.ipynb"), names)) for t in todo]
             failed, times = [], []
             for (nb, dest, keyf, key), fut in futs:
-                try: secs, cpu = fut.result()
+                try: secs, cpu, proc = fut.result()
                 except Exception as e: failed.append((nb, e)); keyf.unlink(missing_ok=True); continue
                 keyf.write_text(key)
-                times.append((secs, cpu, nb.name))
-                print(f"  executed {nb.name} in {secs:.1f} s ({cpu:.1f} s CPU)", flush=True)
+                times.append((secs, cpu, nb.name, proc))
+                print(f"  executed {nb.name} in {secs:.1f} s ({cpu:.1f} s CPU), its page processed in {proc:.1f} s", flush=True)
             if len(times) > 1:
-                print("  slowest: " + ", ".join(f"{n} {s:.0f} s" for s, _, n in sorted(times, reverse=True)[:5])
-                      + f"; {sum(t[0] for t in times):.0f} s ({sum(t[1] for t in times):.0f} s CPU) in all, on {workers} workers")
+                print("  slowest: " + ", ".join(f"{n} {s:.0f} s" for s, _, n, _ in sorted(times, reverse=True)[:5])
+                      + f"; {sum(t[0] for t in times):.0f} s ({sum(t[1] for t in times):.0f} s CPU) in all, on {workers} workers;"
+                      f" pages processed in {sum(t[3] for t in times):.0f} s")
             for nb, e in failed: print(f"\n{e}", file=sys.stderr)
             if failed: sys.exit(f"docs: {len(failed)} notebook(s) failed to execute: {', '.join(n.name for n, _ in failed)}")
     for stale in set(EXEC.glob("*.ipynb")) - set(out): stale.unlink()
@@ -257,12 +292,30 @@ def _needs_doc_eval(cell) -> bool | None:
     return bool(P._show_docs(trees)) or None
 
 
+def _memoise_findsource() -> None:
+    """Make `inspect.findsource` remember its answer per object. For a class it parses the class's whole module each
+    time, and the parameter tables ask for a class's source several times: that parsing was most of the processing."""
+    import inspect
+    if getattr(inspect.findsource, "memoised", False): return
+    find, seen = inspect.findsource, {}
+    def findsource(obj):
+        try: key = (obj, inspect.getsourcefile(obj))
+        except TypeError: return find(obj)  # no source file (a builtin): let inspect raise its own error
+        try: hash(key)
+        except TypeError: return find(obj)
+        if key not in seen: seen[key] = find(obj)
+        return seen[key]
+    findsource.memoised = True
+    inspect.findsource = findsource
+
+
 def process_notebook(src: str, dest: str, names: dict[str, str]) -> None:
     "Run nbdev's doc processors (show_doc, hide, echo, front matter...) over an executed notebook."
     from execnb.nbio import read_nb, write_nb
     from nbdev import processors, showdoc
     from nbdev.processors import FilterDefaults
     processors._do_eval = _needs_doc_eval
+    _memoise_findsource()
     # what `renderer = ...` in settings.ini would do, for the site only: show_doc looks this name up at each call
     showdoc.BasicMarkdownRenderer = param_table_renderer()
     os.chdir(ROOT)  # nbdev finds settings.ini from the working directory
@@ -382,14 +435,22 @@ def figures(cell, prose: str) -> None:
 
 
 def process_all(executed: list[Path], workers: int = 2) -> list[tuple[Path, str]]:
-    "Process the executed notebooks into `_proc/`; return (source notebook, page name) in sidebar order."
+    """Process the executed notebooks into `_proc/`; return (source notebook, page name) in sidebar order. A page that
+    `execute` processed from the same executed notebook, library and script (its key matches) is taken as it is."""
     if PROC.exists(): shutil.rmtree(PROC)
-    PROC.mkdir()
-    pages = [(nb, page_name(NBS / nb.name)) for nb in executed]
-    names = {nb.stem: name for nb, name in pages}
+    PROC.mkdir(); PAGES.mkdir(parents=True, exist_ok=True)
+    names = page_names()
+    pages = [(nb, names[nb.stem]) for nb in executed]
+    def current(name, nb):
+        key = PAGES / f"{name}.ipynb.key"
+        return (PAGES / f"{name}.ipynb").exists() and key.exists() and key.read_text() == _page_key(nb, names)
+    todo = [(nb, name) for nb, name in pages if not current(name, nb)]
+    if todo: print(f"  processing {len(todo)} of {len(pages)} pages (the others were processed when executed)")
     with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn"), max_tasks_per_child=1) as pool:
-        list(pool.map(_worker.process_notebook, [str(nb) for nb, _ in pages], [str(PROC / f"{n}.ipynb") for _, n in pages],
-                      [names] * len(pages)))
+        list(pool.map(_worker.process_notebook, [str(nb) for nb, _ in todo], [str(PAGES / f"{n}.ipynb") for _, n in todo],
+                      [names] * len(todo)))
+    for nb, name in todo: (PAGES / f"{name}.ipynb.key").write_text(_page_key(nb, names))
+    for _, name in pages: shutil.copy2(PAGES / f"{name}.ipynb", PROC / f"{name}.ipynb")
     for asset in NBS.iterdir():  # styles, images and the site config travel with the pages
         if asset.is_file() and asset.suffix not in (".ipynb",) and asset.name != "sidebar.yml":
             shutil.copy2(asset, PROC / asset.name)
@@ -687,8 +748,9 @@ def search_from_disk(site: Path) -> int:
             sys.exit(f"docs: {js.relative_to(ROOT)} no longer {what} as tools/docs.py expects (a new smalldocs?); "
                      "update SEARCH_FETCH / SEARCH_HITS so that search works from file:// and ranks exact words first")
     code = code.replace(SEARCH_FETCH, SEARCH_SCRIPT).replace(SEARCH_HITS, SEARCH_RANKED)
-    js.write_text(code + "\n" + (NBS / "search_rank.js").read_text(encoding="utf-8"), encoding="utf-8")
-    (site / "search_rank.js").unlink(missing_ok=True)  # copied as a site file; it lives in smalldocs.js
+    ours = [NBS / "search_rank.js", NBS / "anchors.js"]  # our additions to smalldocs' script: ranking, landing on anchors
+    js.write_text("\n".join([code] + [f.read_text(encoding="utf-8") for f in ours]), encoding="utf-8")
+    for f in ours: (site / f.name).unlink(missing_ok=True)  # copied as site files; they live in smalldocs.js
     return len(entries)
 
 

@@ -8,7 +8,9 @@
 3. no development-only package may be present (nbdev, hypothesis, the peers), so a runtime import that needs one
    fails here; every module is imported, every console script answers `--help` and `--version` and does one real
    job on small inputs written on the spot, and one bad input gets a one-line error (no traceback);
-4. the same again after `pip install <repo>` (the README's other way in), reusing the venv's dependencies.
+4. `pip install <repo>` (the README's other way in), reusing the venv's dependencies, must install the very files the
+   wheel installed (same paths, same sha256, same entry points), so that everything step 3 showed holds for it too; it
+   is imported from outside the repository and its commands answer `--version`.
 
 Everything runs in a temporary folder, so the repository's own sources can never be imported by mistake. The
 report ends with what the plain install cost: seconds and megabytes of the venv beside torch.
@@ -116,6 +118,33 @@ def check_install(bin_dir: Path, work: Path, label: str):
           f"import OK from {work} ({time.monotonic() - t0:.0f} s)")
 
 
+INSTALLED_FILES = ("import importlib.metadata as m, json\n"
+                   "d = m.distribution('transformer_components')\n"
+                   "skip = ('RECORD', 'INSTALLER', 'REQUESTED', 'direct_url.json')  # how it was installed, not what\n"
+                   "print(json.dumps({str(f): f.hash.value if f.hash else d.read_text(f.name) for f in d.files\n"
+                   "                  if f.name not in skip and '__pycache__' not in f.parts}, sort_keys=True))")
+
+
+def installed_files(py: Path, work: Path) -> dict[str, str]:
+    "Path -> sha256 of every file the installed package put in place (its entry points read as text), as pip recorded it."
+    return json.loads(run([py, "-c", INSTALLED_FILES], cwd=work).stdout)
+
+
+def same_install(bin_dir: Path, work: Path, wheel_files: dict[str, str]):
+    "A second install holds exactly the wheel's files, is imported from outside the repository, and its commands run."
+    files = installed_files(bin_dir / "python", work)
+    if files != wheel_files:
+        diff = sorted(set(files.items()) ^ set(wheel_files.items()))
+        sys.exit(f"install-check: FAILED: `pip install <repo>` installs other files than the wheel: {diff[:10]}")
+    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}", "PYTHONNOUSERSITE": "1"}
+    env.pop("PYTHONPATH", None)
+    where = run([bin_dir / "python", "-c", "import transformer_components, os; print(transformer_components.__file__)"], cwd=work, env=env)
+    if str(ROOT) in where.stdout: sys.exit(f"install-check: FAILED: the package was imported from the repository ({where.stdout.strip()})")
+    for s in scripts(): run([bin_dir / s, "--version"], cwd=work, env=env)
+    print(f"install-check: pip install <repo>: the same {len(files)} files as the wheel (sha256 each), imported from {work}, "
+          f"{len(scripts())} commands answer --version")
+
+
 def du_mb(path: Path) -> float:
     return sum(f.stat().st_size for f in path.rglob("*") if f.is_file() and not f.is_symlink()) / 2**20
 
@@ -142,10 +171,11 @@ def main():
               f"with pip itself); picked {versions}")
         (tmp / "work-wheel").mkdir()
         check_install(bin_dir, tmp / "work-wheel", "wheel")
+        wheel_files = installed_files(bin_dir / "python", tmp / "work-wheel")
         run([bin_dir / "python", "-m", "pip", "uninstall", "--quiet", "-y", "transformer_components"], cwd=tmp)
         run([bin_dir / "python", "-m", "pip", "install", "--quiet", "--disable-pip-version-check", ROOT], cwd=tmp)
         (tmp / "work-source").mkdir()
-        check_install(bin_dir, tmp / "work-source", "pip install <repo>")
+        same_install(bin_dir, tmp / "work-source", wheel_files)
     print(f"install-check: passed in {time.monotonic() - start:.0f} s")
 
 
