@@ -214,7 +214,7 @@ def test_failed_run_leaves_the_folder_untouched(trained, env, tmp_path):
 
 def test_two_runs_on_one_folder(tmp_path, env):
     data = toy_file(tmp_path / "train.tsv", 400)
-    args = [script("tc-train"), "--train", data, "--out", tmp_path / "out", "--epochs", "10", "--batch-size", "2", *SMALL]  # ~7 s of training
+    args = [script("tc-train"), "--train", data, "--out", tmp_path / "out", "--epochs", "4", "--batch-size", "2", *SMALL]  # ~3 s of training: the second is refused before torch loads
     log = open(tmp_path / "first.log", "w")  # a file, not a pipe: an unread pipe that fills up would stall the run
     first = subprocess.Popen(args, env=env, stdout=log, stderr=subprocess.STDOUT, text=True)
     try:

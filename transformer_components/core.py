@@ -453,11 +453,22 @@ def _no_run_in_out(argv: list[str]):
     "tc-train's refusal of an `--out` folder that holds a run, worded as `RunFolder.start` words it, before torch takes seconds to import."
     p = argparse.ArgumentParser(add_help=False, allow_abbrev=False, exit_on_error=False)
     p.add_argument("--out"); p.add_argument("--resume", action="store_true"); p.add_argument("--overwrite", action="store_true")
-    try: a, _ = p.parse_known_args(argv); source = json.loads((Path(a.out) / "run.json").read_text())["data"]["train"]["source"]
-    except (Exception, SystemExit): return  # no run there, or arguments that tc-train's own parser explains
+    try: a, _ = p.parse_known_args(argv)
+    except (Exception, SystemExit): return  # arguments that tc-train's own parser explains
+    if a.out is not None and (holder := _lock_holder(a.out)) is not None:  # a run in progress there: whatever the flags
+        raise FolderLockedError(f"{a.out} is in use by another process (pid {holder}); wait for it to end or choose another folder")
+    try: source = json.loads((Path(a.out) / "run.json").read_text())["data"]["train"]["source"]
+    except (Exception, SystemExit): return  # no run there
     if not (a.resume or a.overwrite):
         raise ValueError(f"{Path(a.out)} already holds a run ({source}); pass --resume to continue it or --overwrite to replace it")
 
 _tc_train = lazy_command("tc-train", "training", check=_no_run_in_out)
 _tc_eval, _tc_predict = (lazy_command(p, "training") for p in ("tc-eval", "tc-predict"))
+
+def _lock_holder(folder: str | Path) -> str | None:
+    "The pid holding `folder`'s lock (see `exclusive_lock`), or `None` where no process does; the lock is tried, never kept."
+    try: fd = os.open(Path(folder) / ".lock", os.O_RDWR)
+    except OSError: return None  # (no lock file: no run)
+    try: return None if _try_lock(fd) else os.read(fd, 100).decode(errors="replace").strip() or "unknown"
+    finally: os.close(fd)  # (which lets go of the lock, if this took it)
 
