@@ -23,6 +23,7 @@ _U2B = {c: b for b, c in _B2U.items()}
 @part("decoder", "ByteLevel")
 @dataclass
 class ByteLevelDecoder:
+    "GPT-2's byte symbols read back as UTF-8 text."
     add_prefix_space: bool = True  # (the pre-tokenizer's options, written here too)
     trim_offsets: bool = True
     use_regex: bool = True
@@ -40,6 +41,7 @@ def _clean(t: str) -> str:
 @part("decoder", "WordPiece")
 @dataclass
 class WordPieceDecoder:
+    "`##` continuations joined to the token before, other tokens after a space; `cleanup` as BERT's (no space before punctuation, contractions joined)."
     prefix: str = "##"
     cleanup: bool = True  # undo the spaces before punctuation and contractions
     def decode_chain(self, tokens):
@@ -50,6 +52,7 @@ class WordPieceDecoder:
 @part("decoder", "Metaspace")
 @dataclass
 class MetaspaceDecoder:
+    "`▁` read back as spaces, the one put before the text dropped."
     replacement: str = "▁"
     prepend_scheme: str = "always"
     split: bool = True
@@ -65,6 +68,7 @@ class MetaspaceDecoder:
 @part("decoder", "BPEDecoder")
 @dataclass
 class BPEDecoder:
+    "`suffix` (`</w>`) at a token's end read as a space (none after the last token)."
     suffix: str = "</w>"
     def decode_chain(self, tokens): return [t.replace(self.suffix, "" if k == len(tokens) - 1 else " ") for k, t in enumerate(tokens)]
 
@@ -74,6 +78,7 @@ _BYTE_TOKEN = regex.compile(r"<0x([0-9A-Fa-f]{2})>")
 @part("decoder", "ByteFallback")
 @dataclass
 class ByteFallback:
+    "Runs of `<0xNN>` pieces read back as their UTF-8 text (`�` for each byte of a run that is not UTF-8)."
     def decode_chain(self, tokens):
         out, run = [], []
         def flush():
@@ -92,12 +97,14 @@ class ByteFallback:
 @part("decoder", "Fuse")
 @dataclass
 class Fuse:
+    "All tokens joined into one."
     def decode_chain(self, tokens): return ["".join(tokens)]
 
 # %% ../nbs/07f_decoders.ipynb #56931ae5
 @part("decoder", "Strip")
 @dataclass
 class StripDecoder:
+    "Up to `start` leading and `stop` trailing `content` characters removed from each token."
     content: str = " "
     start: int = 0
     stop: int = 0
@@ -113,6 +120,7 @@ class StripDecoder:
 @part("decoder", "Replace")
 @dataclass
 class ReplaceDecoder:
+    "Each match of `pattern` replaced by `content`, in each token."
     pattern: dict
     content: str
     def __post_init__(self): self._re = _pattern(self.pattern, self)
@@ -122,6 +130,7 @@ class ReplaceDecoder:
 @part("decoder", "CTC")
 @dataclass
 class CTC:
+    "CTC's output read back: repeats collapsed, `pad_token` dropped, `word_delimiter_token` made a space."
     pad_token: str = "<pad>"
     word_delimiter_token: str = "|"
     cleanup: bool = True
@@ -134,6 +143,7 @@ class CTC:
 @part("decoder", "Sequence")
 @dataclass
 class DecoderSequence:
+    "Its decoders, one after the other."
     decoders: list
     def __post_init__(self): self.decoders = _sequence_parts("decoder", self.decoders, self)
     def decode_chain(self, tokens):

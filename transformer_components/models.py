@@ -49,6 +49,7 @@ def _merges_list(raw, where) -> list[tuple[str, str]]:
 @part("model", "BPE")
 @dataclass
 class BPE:
+    "Byte-pair encoding: a piece's symbols merged by rank, with HF's options (`unk_token`, `byte_fallback`, prefix and suffix, `ignore_merges`)."
     vocab: dict  # token -> id
     merges: list  # `"a b"` or `["a", "b"]`, by rank
     dropout: float | None = None  # only `None`: random merges are not reproducible
@@ -144,6 +145,7 @@ BPE.tokenize = _tokenize
 @part("model", "WordPiece")
 @dataclass
 class WordPieceModel:
+    "WordPiece: greedy longest match in the vocabulary, continuations written with `continuing_subword_prefix`; a word it cannot cover is `unk_token`."
     vocab: dict
     unk_token: str = "[UNK]"
     continuing_subword_prefix: str = "##"
@@ -164,6 +166,7 @@ class WordPieceModel:
 @part("model", "WordLevel")
 @dataclass
 class WordLevel:
+    "One token per piece: its id in the vocabulary, else `unk_token`'s."
     vocab: dict
     unk_token: str = "<unk>"
     def tokenize(self, word: str) -> list[tuple[int, int, int]]:

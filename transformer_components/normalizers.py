@@ -76,6 +76,7 @@ NFC, NFD, NFKC, NFKD = (part("normalizer", f)(type(f, (_UnicodeForm,), {})) for 
 @part("normalizer", "Lowercase")
 @dataclass
 class Lowercase:
+    "Each character lower-cased on its own, as Rust's `char::to_lowercase` (`İ` becomes two characters)."
     def normalize(self, n: Normalized) -> Normalized:
         low = _lower(n.text)
         if len(low) == len(n.text): return Normalized(low, n.align)
@@ -94,6 +95,7 @@ def _is_mark(c: str) -> bool:
 @part("normalizer", "StripAccents")
 @dataclass
 class StripAccents:
+    "Combining marks removed (after an NFD normalizer, the accents)."
     def normalize(self, n: Normalized) -> Normalized:
         return n if n.text.isascii() else _keep(n, lambda c: not _is_mark(c))
 
@@ -101,6 +103,7 @@ class StripAccents:
 @part("normalizer", "Strip")
 @dataclass
 class Strip:
+    "White space removed from the left and/or the right end."
     strip_left: bool = True  # strip white space at the start
     strip_right: bool = True  # and at the end
     def normalize(self, n: Normalized) -> Normalized:
@@ -113,6 +116,7 @@ class Strip:
 @part("normalizer", "Replace")
 @dataclass
 class Replace:
+    "Each match of `pattern` (a string, or a regex in the files' Oniguruma syntax) replaced by `content`."
     pattern: dict  # `{"String": s}` or `{"Regex": r}`
     content: str  # what each match becomes
     def __post_init__(self): self._re = _pattern(self.pattern, self)
@@ -135,6 +139,7 @@ class Replace:
 @part("normalizer", "Prepend")
 @dataclass
 class Prepend:
+    "`prepend` put before a non-empty text."
     prepend: str  # the text put before a non-empty text
     def normalize(self, n: Normalized) -> Normalized:
         if not n.text: return n
@@ -145,6 +150,7 @@ class Prepend:
 @part("normalizer", "BertNormalizer")
 @dataclass
 class BertNormalizer:
+    "BERT's normalization: control characters dropped, white space made a space, spaces around CJK ideographs, accents stripped and lower-cased as asked."
     clean_text: bool = True  # drop control characters, white space becomes " "
     handle_chinese_chars: bool = True  # a space on each side of a CJK ideograph
     strip_accents: bool | None = None  # NFD, then drop non-spacing marks; `None` follows `lowercase`
@@ -194,6 +200,7 @@ def _spm_changes(old: str, new: str) -> list[tuple[str, int]]:
 @part("normalizer", "Precompiled")
 @dataclass
 class Precompiled:
+    "SentencePiece's normalization table (`precompiled_charsmap`): each longest key found in the text replaced by its value."
     precompiled_charsmap: str | None  # base64 of the map
     def __post_init__(self):
         self._map = CharsMap(base64.b64decode(self.precompiled_charsmap)) if self.precompiled_charsmap else None
@@ -233,6 +240,7 @@ class Nmt:
 @part("normalizer", "Sequence")
 @dataclass
 class NormalizerSequence:
+    "Its normalizers, one after the other."
     normalizers: list  # the parts, applied in order
     def __post_init__(self): self.normalizers = _sequence_parts("normalizer", self.normalizers, self)
     def normalize(self, n: Normalized) -> Normalized:

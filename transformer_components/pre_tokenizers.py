@@ -67,6 +67,7 @@ def _check_behavior(p):
 @part("pre_tokenizer", "Split")
 @dataclass
 class Split:
+    "Cuts at each match of `pattern` (`invert`: of what does not match); `behavior` says where a match goes (removed, isolated, merged with a neighbour, contiguous)."
     pattern: dict  # `{"String": s}` or `{"Regex": r}`
     behavior: str  # what becomes of a match: see `split_spans`
     invert: bool = False  # split at what does not match
@@ -80,6 +81,7 @@ _IS_PUNCT = regex.compile(f"[{_PUNCT_CLASS}]").match
 @part("pre_tokenizer", "Punctuation")
 @dataclass
 class Punctuation:
+    "Cuts around each punctuation character, as `behavior` says."
     behavior: str = "Isolated"
     def __post_init__(self): _check_behavior(self)
     def pre_tokenize(self, piece): return _cut(piece, _char_spans(piece.text, _IS_PUNCT), self.behavior)
@@ -88,6 +90,7 @@ class Punctuation:
 @part("pre_tokenizer", "Digits")
 @dataclass
 class Digits:
+    "Cuts around runs of numeric characters (each one alone with `individual_digits`)."
     individual_digits: bool = False  # each digit a piece, else each run of digits
     def pre_tokenize(self, piece):
         spans = _char_spans(piece.text, lambda c: unicodedata.category(c)[0] == "N")
@@ -97,6 +100,7 @@ class Digits:
 @part("pre_tokenizer", "CharDelimiterSplit")
 @dataclass
 class CharDelimiterSplit:
+    "Cuts at each `delimiter` character, which is dropped."
     delimiter: str
     def __post_init__(self):
         if len(self.delimiter) != 1: _refuse(self, "delimiter", f"must be one character, got {self.delimiter!r}")
@@ -123,6 +127,7 @@ _WORDS = regex.compile(r"\w+|[^\w\s]+", regex.V0)
 @part("pre_tokenizer", "WhitespaceSplit")
 @dataclass
 class WhitespaceSplit:
+    "Cuts at white space, which is dropped."
     def pre_tokenize(self, piece): return _cut(piece, _char_spans(piece.text, _WS_SET.__contains__), "Removed")
 
 # %% ../nbs/07c_pre_tokenizers.ipynb #3eb21521
@@ -140,12 +145,14 @@ def _word_runs(text: str) -> list[tuple[int, int]]:
 @part("pre_tokenizer", "Whitespace")
 @dataclass
 class Whitespace:
+    "Runs of word characters and runs of other characters that are not space (`\\w+|[^\\w\\s]+`); white space dropped."
     def pre_tokenize(self, piece): return [piece.slice(s, e) for s, e in _word_runs(piece.text)]
 
 # %% ../nbs/07c_pre_tokenizers.ipynb #c346cddd
 @part("pre_tokenizer", "BertPreTokenizer")
 @dataclass
 class BertPreTokenizer:
+    "BERT's: cuts at white space (dropped) and around each punctuation character."
     def pre_tokenize(self, piece):
         return [q for p in WhitespaceSplit().pre_tokenize(piece) for q in _cut(p, _char_spans(p.text, _IS_PUNCT), "Isolated")]
 
@@ -166,6 +173,7 @@ def _to_bytes(n: Normalized) -> Normalized:
 @part("pre_tokenizer", "ByteLevel")
 @dataclass
 class ByteLevel:
+    "GPT-2's: a space put before the text if asked, GPT-2's pattern, each piece written as byte symbols."
     add_prefix_space: bool = True  # put a space before a piece that does not start with one
     trim_offsets: bool = True  # (read by the post-processor)
     use_regex: bool = True  # cut with GPT-2's pattern
@@ -197,6 +205,7 @@ _SCHEMES = ("always", "first", "never")
 @part("pre_tokenizer", "Metaspace")
 @dataclass
 class Metaspace:
+    "SentencePiece's: spaces written as `replacement` (`▁`), one put before the text as `prepend_scheme` says, cut before each (`split`)."
     replacement: str = "▁"  # what a space becomes
     prepend_scheme: str = "always"  # where a replacement is put before a piece
     split: bool = True  # cut before each replacement
@@ -260,6 +269,7 @@ _SCRIPT_RUN = regex.compile(r"([^ ])(?:\1| )*")  # a script, then more of it or 
 @part("pre_tokenizer", "UnicodeScripts")
 @dataclass
 class UnicodeScripts:
+    "Cuts where the writing system (the Unicode script) changes."
     def pre_tokenize(self, piece: Normalized) -> list[Normalized]:
         return [piece.slice(*m.span()) for m in _SCRIPT_RUN.finditer(piece.text.translate(_script_table()))]
 
@@ -267,6 +277,7 @@ class UnicodeScripts:
 @part("pre_tokenizer", "Sequence")
 @dataclass
 class PreTokenizerSequence:
+    "Its pre-tokenizers, each on the pieces of the one before."
     pretokenizers: list  # the parts, applied in order to every piece
     def __post_init__(self): self.pretokenizers = _sequence_parts("pre_tokenizer", self.pretokenizers, self)
     def pre_tokenize(self, piece: Normalized) -> list[Normalized]:
