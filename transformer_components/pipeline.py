@@ -22,7 +22,7 @@ from .processors import *
 from .decoders import *
 from .pre_tokenizers import _BYTE_CHARS, _cut_all, _last_words, _NotSlices
 from .processors import _options, _PADDING, _trim_columns, _TRUNCATION
-
+from .encodings import *  # the alignment API of `Encoding`: word ids, sequence ids, character maps
 
 # %% auto #0
 __all__ = ['PaddedEncoding', 'PipelineTokenizer', 'encode', 'encode_batch', 'decode', 'from_json_dict', 'to_json_dict', 'train']
@@ -63,17 +63,20 @@ class PipelineTokenizer(Tokenizer):
         return f"PipelineTokenizer({' → '.join(parts)}, {self.vocab_size} tokens)"
 
 # %% ../nbs/07g_pipeline.ipynb #ef1906fd
-def _words(self: PipelineTokenizer, n: Normalized, type_id: int) -> Tokens:
-    "The model's tokens of normalized text `n` (no added tokens in it), with offsets in the original text."
+def _words(self: PipelineTokenizer, n: Normalized, type_id: int, word: int = 0) -> tuple[Tokens, int]:
+    """The model's tokens of normalized text `n` (no added tokens in it), with offsets in the original text, and the
+    next word's number: each piece of the pre-tokenizer is a word, numbered from `word` (as HF, even one the model drops)."""
     out, tok = Tokens(), self._id_token
     unk = self.model.unk_id if getattr(self.model, "unknown_is_text", False) else None
     for piece in (self.pre_tokenizer.pre_tokenize(n) if self.pre_tokenizer is not None else [n] if n.text else []):
+        if not piece.text: continue  # (HF keeps no empty piece, so numbers none)
         for i, s, e in self.model.tokenize(piece.text):
-            out.ids.append(i); out.offsets.append(piece.original(s, e))
+            out.ids.append(i); out.offsets.append(piece.original(s, e)); out.words.append(word)
             out.tokens.append(piece.text[s:e] if i == unk else tok[i])
+        word += 1
     k = len(out.ids)
     out.type_ids, out.special = [type_id] * k, [0] * k
-    return out
+    return out, word
 
 def _normalize(self: PipelineTokenizer, n: Normalized) -> Normalized:
     return self.normalizer.normalize(n) if self.normalizer is not None else n
@@ -86,15 +89,15 @@ def _one(self: PipelineTokenizer, text: str, type_id: int, allowed_special, disa
     "`Tokens` of one text: added tokens (their token: the text they matched) found in the raw text, then in each normalized stretch, the model's tokens between."
     _, raw, normed, disallowed = self._matchers_for(allowed_special, disallowed_special)
     found = find_added(text, raw, disallowed) if raw is not None else []
-    out = Tokens()
+    out, word = Tokens(), 0  # (an added token is a word too)
     for (a, b), f in zip(_gaps(found, len(text)), found + [None]):
         if b > a:
             n = self._normalize_text(Normalized(text[a:b], list(zip(range(a, b), range(a + 1, b + 1)))))
             inner = find_added(n.text, normed, disallowed) if normed is not None else []
             for (c, d), g in zip(_gaps(inner, len(n.text)), inner + [None]):
-                if d > c: out += self._words(n.slice(c, d), type_id)
-                if g is not None: out += Tokens([g[2].id], [n.text[g[0]:g[1]]], [n.original(g[0], g[1])], [type_id], [0])
-        if f is not None: out += Tokens([f[2].id], [text[f[0]:f[1]]], [(f[0], f[1])], [type_id], [0])
+                if d > c: t, word = self._words(n.slice(c, d), type_id, word); out += t
+                if g is not None: out += Tokens([g[2].id], [n.text[g[0]:g[1]]], [n.original(g[0], g[1])], [type_id], [0], [word]); word += 1
+        if f is not None: out += Tokens([f[2].id], [text[f[0]:f[1]]], [(f[0], f[1])], [type_id], [0], [word]); word += 1
     return out
 
 PipelineTokenizer._one = _one
@@ -113,22 +116,29 @@ def encode(self: PipelineTokenizer,
     return self._finish(self._encodings(text, pair, add_special_tokens, allowed_special, disallowed_special), None)
 
 def _encodings(self: PipelineTokenizer, text, pair, add_special_tokens, allowed_special, disallowed_special) -> Tokens:
-    "Encoded, truncated and post-processed, not padded."
+    "Encoded, truncated (what is cut in `overflowing` windows) and post-processed, not padded."
     one = self._one_fast if self.fast else self._one
     encs = [one(t, k, allowed_special, disallowed_special) for k, t in enumerate([text] if pair is None else [text, pair])]
-    pp = self.post_processor
-    if self.truncation is not None:
+    pp, cut = self.post_processor, self.truncation
+    if cut is not None:
         room = pp.added(len(encs) == 2) if pp is not None and add_special_tokens else 0
-        if room <= self.truncation["max_length"]:  # (HF cuts nothing when the special tokens alone pass max_length)
-            encs = truncate(encs, self.truncation["max_length"] - room, self.truncation["strategy"], self.truncation["direction"])
-    return pp.process(encs, add_special_tokens, self._fast_trim() if self.fast else None) if pp is not None else sum(encs[1:], encs[0])
+        if room <= cut["max_length"]:  # (HF cuts nothing when the special tokens alone pass max_length)
+            encs = truncate(encs, cut["max_length"] - room, cut["strategy"], cut["direction"], cut["stride"])
+    if pp is None and len(encs) == 1: return encs[0]  # (one text, nothing around it: HF gives it no sequence range)
+    encs = [t.sequence(k, windows=pp is not None) for k, t in enumerate(encs)]  # (HF: a post-processor numbers the windows too)
+    return pp.process(encs, add_special_tokens, self._fast_trim() if self.fast else None) if pp is not None else Tokens.join(encs)
+
+def _as_encoding(t: Tokens, padded: bool) -> Encoding:
+    "The `Encoding` of `t` and of its windows (a `PaddedEncoding` with their attention masks where `padded`)."
+    e = (PaddedEncoding if padded else Encoding)(t.ids, t.tokens, t.offsets, t.type_ids, t.words, t.special, t.ranges,
+                                                   [_as_encoding(o, padded) for o in t.overflowing])
+    if padded: e._mask = t.attention
+    return e
 
 def _finish(self: PipelineTokenizer, t: Tokens, length: int | None) -> Encoding:
     "The `Encoding` of `t`, padded to `length` (default: as the padding section says for `t` alone)."
-    if self.padding is None: return Encoding(t.ids, t.tokens, t.offsets, t.type_ids)
-    t, mask = pad(t, pad_length([len(t.ids)] if length is None else [length], self.padding), self.padding)
-    e = PaddedEncoding(t.ids, t.tokens, t.offsets, t.type_ids); e._mask = mask
-    return e
+    if self.padding is None: return _as_encoding(t, False)
+    return _as_encoding(pad(t, pad_length([len(t.ids)] if length is None else [length], self.padding), self.padding), True)
 
 def encode_batch(self: PipelineTokenizer,
                  texts,  # strs, or `(text, pair)` tuples
@@ -251,46 +261,60 @@ def _model_entry(self: PipelineTokenizer, w: str, pre: int) -> tuple:
 
 PipelineTokenizer._model_entry = _model_entry
 
+class _WordIds(list):
+    "The word of each token the fast path has made, and `n`, the next word's number."
+    __slots__ = ("n",)
+    def __init__(self): super().__init__(); self.n = 0
+
 # %% ../nbs/07g_pipeline.ipynb #2d388b44
-def _fast_words(self: PipelineTokenizer, text: str, base: int, first: bool, ids: list, tokens: list, offsets: list, cutting: bool = True,
-                trim: bool = False) -> bool:
-    """Append the ids, tokens and offsets (`base` added) of normalized text `text` (`first`: it starts the original text):
+_frozen = lambda e: (*map(tuple, e[:4]), e[4])  # (tuples of numbers and text: the garbage collector stops tracking them)
+
+def _fast_words(self: PipelineTokenizer, text: str, base: int, first: bool, ids: list, tokens: list, offsets: list, words: _WordIds,
+                cutting: bool = True, trim: bool = False) -> bool:
+    """Append the ids, tokens, offsets (`base` added) and words of normalized text `text` (`first`: it starts the original text):
     cut by the cutting pre-tokenizers, each piece's tokens from a cache, else from the last pre-tokenizer and the model.
     `trim`: trim the offsets too where they are made all at once; returns whether it did."""
     cutters, last, cut, _, entries, cut_entries, ids_of, _, _ = self._fast
     if cutting and cutters:
-        (words, starts), pre, cache = _cut_all(cutters, text), 0, cut_entries
-        special = first and words and starts[0] == 0 and getattr(last, "first_differs", False)
+        (pieces, starts), pre, cache = _cut_all(cutters, text), 0, cut_entries
+        special = first and pieces and starts[0] == 0 and getattr(last, "first_differs", False)
     else:
-        (pre, words), cache = _last_words(last, text, first, cut), entries; special = pre > 0
+        (pre, pieces), cache = _last_words(last, text, first, cut), entries; special = pre > 0
         if ids_of is not None:  # the model gives a piece's ids alone: tokens and offsets for all pieces at once
-            got = list(map(ids_of.__getitem__, words))
-            if False not in got: return self._add_pieces(words, got, text, base, pre, trim, ids, tokens, offsets)
-        starts = [0, *accumulate(map(len, words))][:-1]
-    def entry(w, special):
-        if cache is entries or last is None: return self._model_entry(w, pre if special else 0)  # (no last part: the piece is the model's)
+            got = list(map(ids_of.__getitem__, pieces))
+            if False not in got: return self._add_pieces(pieces, got, text, base, pre, trim, ids, tokens, offsets, words, (), cut and [0] * len(pieces))
+        starts = [0, *accumulate(map(len, pieces))][:-1]
+    def entry(w, special):  # `(ids, tokens, offsets, words from 0, number of words)` of piece `w`
+        if cache is entries or last is None:  # (no last part: the piece is the model's)
+            i, t, o = self._model_entry(w, pre if special else 0)
+            return i, t, o, [0] * len(i), 1
         if (one := getattr(last, "one_piece", None)) and (got := one(w, special)):  # the last part makes one piece of it: its entry
             p, piece = got
             i, t, o = self._model_entry(piece, p)
-            return i, t, [(s - p, e - p) for s, e in o] if p else o
-        out = ([], [], [])
+            return i, t, [(s - p, e - p) for s, e in o] if p else o, [0] * len(i), 1
+        out = ([], [], [], _WordIds())
         self._fast_words(w, 0, special, *out, cutting=False)
-        return out
-    rs = list(map(cache.get, words))
-    if special: rs[0] = entry(words[0], True)
+        return *out, out[3].n
+    rs = list(map(cache.get, pieces))
+    if special: rs[0] = entry(pieces[0], True)
     for k in [k for k, r in enumerate(rs) if r is None] if None in rs else ():
         if len(cache) > 100_000: cache.clear()
-        if (r := cache.get(words[k])) is None:  # (a new word may come twice in a line)
-            r = cache[words[k]] = tuple(map(tuple, entry(words[k], False)))  # (tuples of numbers and text: the garbage collector stops tracking them)
+        if (r := cache.get(pieces[k])) is None:  # (a new word may come twice in a line)
+            r = cache[pieces[k]] = _frozen(entry(pieces[k], False))
         rs[k] = r
-    for r in rs: ids += r[0]; tokens += r[1]
+    n = words.n
+    for r in rs:
+        ids += r[0]; tokens += r[1]
+        words += repeat(n, len(r[0])) if r[4] == 1 or cut else map(n.__add__, r[3]); n += r[4] if not cut else 0
+    words.n = n + bool(cut and rs)  # (the model's safe cuts are the fast path's, not the pre-tokenizer's: one word)
     offsets += [(b + x, b + y) for b, r in zip(map(add, starts, repeat(base - pre)), rs) for x, y in r[2]]
     return False
 
 def _add_pieces(self: PipelineTokenizer, words: list, got: list, text: str, base: int, pre: int, trim: bool, ids: list, tokens: list, offsets: list,
-                fix=()) -> bool:
-    """`_fast_words`' bulk step: append the ids `got` of pieces `words`, which cover `text`, with their tokens and offsets
-    (`base` added), each token its symbols' length (bytes for byte-level); `fix`: `(k, text)`, token `k`'s own text."""
+                word_ids: _WordIds, fix=(), piece_words=None) -> bool:
+    """`_fast_words`' bulk step: append the ids `got` of pieces `words`, which cover `text`, with their tokens, offsets
+    (`base` added) and word numbers, each token its symbols' length (bytes for byte-level); `fix`: `(k, text)`, token `k`'s own text;
+    `piece_words`: each piece's word, counted from the next (default: each piece a word)."""
     toks = list(map(self._id_token.get, (new := list(chain.from_iterable(got)))))
     for k, s in fix: toks[k] = s
     unknown = self._fast.unknowns and None in toks  # unknown tokens (Unigram's): minus their length as their ids
@@ -298,6 +322,9 @@ def _add_pieces(self: PipelineTokenizer, words: list, got: list, text: str, base
     for k, j in zip(compress(count(), map(is_, toks, repeat(None))), repeat("".join(words))) if unknown else ():
         toks[k], new[k] = j[ends[k]:ends[k + 1]], self.model.unk_id  # (an unknown token's text is its part of the pieces)
     ids += new; tokens += toks
+    w = count(word_ids.n) if piece_words is None else map(word_ids.n.__add__, piece_words)
+    word_ids += chain.from_iterable(map(repeat, w, map(len, got)))
+    word_ids.n += len(got) if piece_words is None else piece_words[-1] + 1 if piece_words else 0
     starts, ends = ends[:-1], ends[1:]
     if self._fast.byte_level and not text.isascii():
         char = list(accumulate("".join(words).encode("utf-8", "surrogatepass").translate(_LEAD)))  # byte -> 1 + its character
@@ -312,7 +339,7 @@ PipelineTokenizer._fast_words, PipelineTokenizer._add_pieces = _fast_words, _add
 
 # %% ../nbs/07g_pipeline.ipynb #7b4486b6
 def _fast_stretches(self: PipelineTokenizer, t: str, added: list, base: int, at0: int, ids: list, tokens: list, offsets: list,
-                    trim: bool = False) -> bool:
+                    words: _WordIds, trim: bool = False) -> bool:
     """`_fast_words` of each stretch of normalized text `t` between its added tokens `added` (`find_added`'s), and the
     added tokens, in one bulk step: a line with many added tokens pays that step once. `False`, appending nothing, where
     it does not apply (no bulk step, a character put before a stretch, a piece the model's symbols do not cover).
@@ -320,16 +347,19 @@ def _fast_stretches(self: PipelineTokenizer, t: str, added: list, base: int, at0
     plan = self._fast
     if plan.ids is None or plan.cutters or any(a[1] > b[0] for a, b in zip(added, added[1:])): return False  # (overlapping: no cover)
     if plan.byte_level and not all(t[s:e].isascii() for s, e, _ in added): return False  # (a byte-level piece's symbols are bytes)
-    words, got, marks = [], [], []
+    pieces, got, marks, piece_words, w = [], [], [], [] if plan.cut is not None else None, 0  # (safe cuts of the model: a stretch is one word)
     for (c, d), g in zip(_gaps(added, len(t)), added + [None]):
         if d > c:
             pre, ws = _last_words(plan.last, t[c:d], c <= at0, plan.cut)
             if pre: return False
-            words += ws; got += map(plan.ids.__getitem__, ws)
-        if g is not None: marks.append((len(got), t[g[0]:g[1]])); words.append(marks[-1][1]); got.append((g[2].id,))
+            pieces += ws; got += map(plan.ids.__getitem__, ws)
+            if piece_words is not None and ws: piece_words += [w] * len(ws); w += 1
+        if g is not None:
+            marks.append((len(got), t[g[0]:g[1]])); pieces.append(marks[-1][1]); got.append((g[2].id,))
+            if piece_words is not None: piece_words.append(w); w += 1
     if False in got: return False
     at = list(accumulate(map(len, got), initial=0))  # piece -> its first token
-    self._add_pieces(words, got, t, base, 0, trim, ids, tokens, offsets, [(at[j], s) for j, s in marks])
+    self._add_pieces(pieces, got, t, base, 0, trim, ids, tokens, offsets, words, [(at[j], s) for j, s in marks], piece_words)
     return True
 
 PipelineTokenizer._fast_stretches = _fast_stretches
@@ -345,7 +375,7 @@ def _one_fast(self: PipelineTokenizer, text: str, type_id: int, allowed_special,
 def _one_planned(self: PipelineTokenizer, text: str, type_id: int, allowed_special, disallowed_special) -> Tokens:
     _, raw, normed, disallowed = self._matchers_for(allowed_special, disallowed_special)
     found = find_added(text, raw, disallowed) if raw is not None and raw.hint in text else []
-    ids, tokens, offsets, trim, trimmed = [], [], [], self._fast.trim, False
+    ids, tokens, offsets, words, trim, trimmed = [], [], [], _WordIds(), self._fast.trim, False
     for (a, b), f in zip(_gaps(found, len(text)), found + [None]):
         if b > a:
             q, k = quick_normalize(self.normalizer, text[a:b], (0, a)), len(offsets)
@@ -358,17 +388,17 @@ def _one_planned(self: PipelineTokenizer, text: str, type_id: int, allowed_speci
             inner = find_added(t, normed, disallowed) if normed is not None and normed.hint in t else []
             stretches = zip(_gaps(inner, len(t)), inner + [None]) if inner else [((0, len(t)), None)]
             final = b - a == len(text) and starts is None and not lead  # (the offsets made are final: trimmed as they are made)
-            if inner and self._fast_stretches(t, inner, shift, at0, ids, tokens, offsets, trim and final): stretches, trimmed = (), trim and final  # all at once
+            if inner and self._fast_stretches(t, inner, shift, at0, ids, tokens, offsets, words, trim and final): stretches, trimmed = (), trim and final  # all at once
             for (c, d), g in stretches:
                 if d > c:  # (the whole text in one stretch: its offsets trimmed as they are made)
-                    trimmed = self._fast_words(t[c:d] if d - c < len(t) else t, c + shift, c <= at0, ids, tokens, offsets, trim=trim and final and d - c == len(text))
-                if g is not None: ids.append(g[2].id); tokens.append(t[g[0]:g[1]]); offsets.append((g[0] + shift, g[1] + shift))
+                    trimmed = self._fast_words(t[c:d] if d - c < len(t) else t, c + shift, c <= at0, ids, tokens, offsets, words, trim=trim and final and d - c == len(text))
+                if g is not None: ids.append(g[2].id); tokens.append(t[g[0]:g[1]]); offsets.append((g[0] + shift, g[1] + shift)); words.append(words.n); words.n += 1
             if ends is not None: offsets[k:] = [(starts[x], ends[y - 1]) for x, y in offsets[k:]]
             elif starts is not None: offsets[k:] = [(starts[x], starts[y - 1] + 1) for x, y in offsets[k:]]
             while starts is None and lead and k < len(offsets) and (offsets[k][0] < skip or offsets[k][1] <= skip):
                 offsets[k] = (max(offsets[k][0], skip), max(offsets[k][1], skip + 1)); k += 1  # the characters put before: the first's
-        if f is not None: ids.append(f[2].id); tokens.append(text[f[0]:f[1]]); offsets.append((f[0], f[1]))
-    out = Tokens(ids, tokens, offsets, [type_id] * len(ids), [0] * len(ids))
+        if f is not None: ids.append(f[2].id); tokens.append(text[f[0]:f[1]]); offsets.append((f[0], f[1])); words.append(words.n); words.n += 1
+    out = Tokens(ids, tokens, offsets, [type_id] * len(ids), [0] * len(ids), words)
     return quick_trim(out, False) if trim and not trimmed else out
 
 PipelineTokenizer._fast = None  # the plan and caches, made at the first `encode`

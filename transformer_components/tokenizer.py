@@ -57,23 +57,29 @@ class Tokenizer:
 # %% ../nbs/01_tokenizer.ipynb #tk000008
 class Encoding(list):
     "The ids of one text (`list[int]`, the object itself), with `tokens`, `offsets`, `type_ids` and `attention_mask`."
-    __slots__ = ("_tokens", "_offsets", "_type_ids", "_source", "_inputs")
+    __slots__ = ("_tokens", "_offsets", "_type_ids", "_source", "_inputs", "_words", "_special", "_ranges", "_overflowing")
 
     def __init__(self,
                  ids: Iterable[int] = (),  # token ids
                  tokens: list[str] | None = None,  # the token string of each id
                  offsets: list[tuple[int, int]] | None = None,  # `(start, end)` characters of the text each token covers
                  type_ids: list[int] | None = None,  # 0 for the first text, 1 for a pair's second (default all 0)
+                 words: list[int | None] | None = None,  # the word of its text each token comes from (see [encodings](07h_encodings.ipynb))
+                 special_tokens_mask: list[int] | None = None,  # 1 for a token the post-processor or padding added (default all 0)
+                 sequence_ranges: dict | None = None,  # sequence index -> `(start, stop)` of its tokens (default: one sequence, all tokens)
+                 overflowing: list | None = None,  # the `Encoding`s of the windows truncation cut off
                 ):
         super().__init__(ids)
-        for name, v in (("tokens", tokens), ("offsets", offsets), ("type_ids", type_ids)):
+        for name, v in (("tokens", tokens), ("offsets", offsets), ("type_ids", type_ids), ("words", words), ("special_tokens_mask", special_tokens_mask)):
             if v is not None and len(v) != len(self): raise ValueError(f"{name} has {len(v)} entries for {len(self)} ids")
-        self._tokens, self._offsets, self._type_ids = tokens, offsets, type_ids
+        self._tokens, self._offsets, self._type_ids, self._words = tokens, offsets, type_ids, words
+        self._special, self._ranges, self._overflowing = special_tokens_mask, sequence_ranges, overflowing
 
     def __repr__(self): return f"Encoding(ids={list(self)}, tokens={self.tokens}, offsets={self.offsets})"
 
     def __reduce__(self):  # pickles the computed fields, never the tokenizer behind a lazy encoding (below)
-        return (Encoding, (list(self), self.tokens, self.offsets, getattr(self, "_type_ids", None)))
+        return (Encoding, (list(self), self.tokens, self.offsets, getattr(self, "_type_ids", None), getattr(self, "_words", None),
+                           getattr(self, "_special", None), getattr(self, "_ranges", None), getattr(self, "_overflowing", None)))
 
 # %% ../nbs/01_tokenizer.ipynb #tk000010
 @patch(as_prop=True)
@@ -109,7 +115,7 @@ def offsets(self: Encoding) -> list[tuple[int, int]]:
 def pair_encoding(first: Encoding, second: Encoding) -> Encoding:
     "`first` then `second` as one `Encoding` of a text pair: type ids 0 then 1; offsets stay in each own text."
     return Encoding(list(first) + list(second), first.tokens + second.tokens, first.offsets + second.offsets,
-                    [0] * len(first) + [1] * len(second))
+                    [0] * len(first) + [1] * len(second), sequence_ranges={0: (0, len(first)), 1: (len(first), len(first) + len(second))})
 
 # %% ../nbs/01_tokenizer.ipynb #tk000041
 def _as_int(
