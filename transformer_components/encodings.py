@@ -22,8 +22,15 @@ def _index(i, name: str) -> int:
 @patch(as_prop=True)
 def word_ids(self: Encoding) -> list[int | None]:
     "The word of its text each token comes from (the pre-tokenizer's pieces, from 0 in each text); `None` for added special and pad tokens."
-    if getattr(self, "_words", None) is None: raise NotImplementedError("word_ids: this Encoding records no words (a PipelineTokenizer's encode records them)")
-    return list(self._words)
+    words = getattr(self, "_words", None)
+    if words is None: raise NotImplementedError("word_ids: this Encoding records no words (a PipelineTokenizer's encode records them)")
+    if callable(words):  # made on first use (the fast path's)
+        changed = "word_ids: the tokenizer has changed since this text was encoded (its tokens differ now); encode it again"
+        try: ids, made = words()
+        except Exception as e: raise ValueError(changed) from e  # (what encoded it once fails now: the tokenizer is not the same)
+        if ids != list(self): raise ValueError(changed)
+        words = self._words = made
+    return list(words)
 
 # %% ../nbs/07h_encodings.ipynb #enc-seq
 def _sequence_range(self: Encoding, i: int) -> tuple[int, int]:

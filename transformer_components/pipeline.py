@@ -85,8 +85,8 @@ PipelineTokenizer._words, PipelineTokenizer._normalize_text = _words, _normalize
 PipelineTokenizer._normalized_in_raw = False  # `normalized` added tokens are found in the normalized text
 PipelineTokenizer._normalize_added = lambda self, content: self._normalize_text(Normalized(content)).text
 
-def _one(self: PipelineTokenizer, text: str, type_id: int, allowed_special, disallowed_special) -> Tokens:
-    "`Tokens` of one text: added tokens (their token: the text they matched) found in the raw text, then in each normalized stretch, the model's tokens between."
+def _one(self: PipelineTokenizer, text: str, type_id: int, allowed_special, disallowed_special, words: bool = True) -> Tokens:
+    "`Tokens` of one text: added tokens (their token: the text they matched) found in the raw text, then in each normalized stretch, the model's tokens between; always with the word of each token."
     _, raw, normed, disallowed = self._matchers_for(allowed_special, disallowed_special)
     found = find_added(text, raw, disallowed) if raw is not None else []
     out, word = Tokens(), 0  # (an added token is a word too)
@@ -113,32 +113,49 @@ def encode(self: PipelineTokenizer,
     "The `Encoding` of `text` (and `pair`): ids, tokens, offsets into each text, type ids; truncated and padded as the file says."
     for name, t in (("text", text), ("pair", pair)):
         if t is not None and not isinstance(t, str): raise TypeError(f"{name} must be a str, got {type(t).__name__}")
-    return self._finish(self._encodings(text, pair, add_special_tokens, allowed_special, disallowed_special), None)
+    args = (text, pair, add_special_tokens, allowed_special, disallowed_special)
+    return self._finish(self._encodings(*args), None, args)
 
-def _encodings(self: PipelineTokenizer, text, pair, add_special_tokens, allowed_special, disallowed_special) -> Tokens:
-    "Encoded, truncated (what is cut in `overflowing` windows) and post-processed, not padded."
+def _encodings(self: PipelineTokenizer, text, pair, add_special_tokens, allowed_special, disallowed_special, words: bool = False) -> Tokens:
+    "Encoded, truncated (what is cut in `overflowing` windows) and post-processed, not padded; the fast path records words only if `words`."
     one = self._one_fast if self.fast else self._one
-    encs = [one(t, k, allowed_special, disallowed_special) for k, t in enumerate([text] if pair is None else [text, pair])]
+    encs = [one(t, k, allowed_special, disallowed_special, words) for k, t in enumerate([text] if pair is None else [text, pair])]
     pp, cut = self.post_processor, self.truncation
     if cut is not None:
         room = pp.added(len(encs) == 2) if pp is not None and add_special_tokens else 0
         if room <= cut["max_length"]:  # (HF cuts nothing when the special tokens alone pass max_length)
             encs = truncate(encs, cut["max_length"] - room, cut["strategy"], cut["direction"], cut["stride"])
     if pp is None and len(encs) == 1: return encs[0]  # (one text, nothing around it: HF gives it no sequence range)
-    encs = [t.sequence(k, windows=pp is not None) for k, t in enumerate(encs)]  # (HF: a post-processor numbers the windows too)
+    for k, t in enumerate(encs):  # HF's sequence ranges, numbered in place (`t` is this call's own); a post-processor numbers the windows too
+        for w in [t, *t.overflowing] if pp is not None else [t]: w.ranges[k] = (0, len(w.ids))
     return pp.process(encs, add_special_tokens, self._fast_trim() if self.fast else None) if pp is not None else Tokens.join(encs)
 
-def _as_encoding(t: Tokens, padded: bool) -> Encoding:
-    "The `Encoding` of `t` and of its windows (a `PaddedEncoding` with their attention masks where `padded`)."
-    e = (PaddedEncoding if padded else Encoding)(t.ids, t.tokens, t.offsets, t.type_ids, t.words, t.special, t.ranges,
-                                                   [_as_encoding(o, padded) for o in t.overflowing])
+class _WordsLater(NamedTuple):
+    "How to make the word ids of an encoding of the fast path when they are first asked for: its text encoded again, recording them."
+    tok: PipelineTokenizer
+    args: tuple  # `_encodings`' arguments
+    length: int | None  # the length it was padded to
+    path: tuple = ()  # the window: `overflowing` indices, one per level
+    def __call__(self) -> tuple[list, list]:
+        "The ids and the words of the encoding, made again."
+        t = self.tok._encodings(*self.args, words=True)
+        if self.length is not None: t = pad(t, self.length, self.tok.padding)
+        for i in self.path: t = t.overflowing[i]
+        return t.ids, t.words
+
+def _as_encoding(t: Tokens, padded: bool, later: _WordsLater | None = None) -> Encoding:
+    "The `Encoding` of `t` and of its windows (a `PaddedEncoding` with their attention masks where `padded`); `later` makes their words when asked."
+    over = [_as_encoding(o, padded, later and later._replace(path=later.path + (i,))) for i, o in enumerate(t.overflowing)]
+    e = (PaddedEncoding if padded else Encoding)(t.ids, t.tokens, t.offsets, t.type_ids, None if later else t.words, t.special, t.ranges, over)
+    if later: e._words = later
     if padded: e._mask = t.attention
     return e
 
-def _finish(self: PipelineTokenizer, t: Tokens, length: int | None) -> Encoding:
-    "The `Encoding` of `t`, padded to `length` (default: as the padding section says for `t` alone)."
-    if self.padding is None: return _as_encoding(t, False)
-    return _as_encoding(pad(t, pad_length([len(t.ids)] if length is None else [length], self.padding), self.padding), True)
+def _finish(self: PipelineTokenizer, t: Tokens, length: int | None, args: tuple) -> Encoding:
+    """The `Encoding` of `t`, the encoding of `_encodings(*args)`, padded to `length` (default: as the padding section says
+    for `t` alone). The fast path's word ids are made when first asked for (recording them cost the fast path up to a fifth of its time)."""
+    if self.padding is not None: length = pad_length([len(t.ids)] if length is None else [length], self.padding); t = pad(t, length, self.padding)
+    return _as_encoding(t, self.padding is not None, _WordsLater(self, args, length if self.padding is not None else None) if self.fast else None)
 
 def encode_batch(self: PipelineTokenizer,
                  texts,  # strs, or `(text, pair)` tuples
@@ -150,10 +167,11 @@ def encode_batch(self: PipelineTokenizer,
     texts = list(texts)
     if num_workers > 1 and self.padding is None and all(isinstance(t, str) for t in texts):
         return Tokenizer.encode_batch(self, texts, num_workers, **options)
-    ts = [self._encodings(*(t if isinstance(t, tuple) else (t, None)), options.get("add_special_tokens", True),
-                          options.get("allowed_special", "none"), options.get("disallowed_special", "all")) for t in texts]
+    args = [(*(t if isinstance(t, tuple) else (t, None)), options.get("add_special_tokens", True),
+             options.get("allowed_special", "none"), options.get("disallowed_special", "all")) for t in texts]
+    ts = [self._encodings(*a) for a in args]
     longest = max((len(t.ids) for t in ts), default=0)
-    return [self._finish(t, longest) for t in ts]
+    return [self._finish(t, longest, a) for t, a in zip(ts, args)]
 
 PipelineTokenizer.encode, PipelineTokenizer._encodings, PipelineTokenizer._finish, PipelineTokenizer.encode_batch = encode, _encodings, _finish, encode_batch
 
@@ -269,9 +287,9 @@ class _WordIds(list):
 # %% ../nbs/07g_pipeline.ipynb #2d388b44
 _frozen = lambda e: (*map(tuple, e[:4]), e[4])  # (tuples of numbers and text: the garbage collector stops tracking them)
 
-def _fast_words(self: PipelineTokenizer, text: str, base: int, first: bool, ids: list, tokens: list, offsets: list, words: _WordIds,
+def _fast_words(self: PipelineTokenizer, text: str, base: int, first: bool, ids: list, tokens: list, offsets: list, words: _WordIds | None,
                 cutting: bool = True, trim: bool = False) -> bool:
-    """Append the ids, tokens, offsets (`base` added) and words of normalized text `text` (`first`: it starts the original text):
+    """Append the ids, tokens, offsets (`base` added) and words (unless `None`) of normalized text `text` (`first`: it starts the original text):
     cut by the cutting pre-tokenizers, each piece's tokens from a cache, else from the last pre-tokenizer and the model.
     `trim`: trim the offsets too where they are made all at once; returns whether it did."""
     cutters, last, cut, _, entries, cut_entries, ids_of, _, _ = self._fast
@@ -282,7 +300,7 @@ def _fast_words(self: PipelineTokenizer, text: str, base: int, first: bool, ids:
         (pre, pieces), cache = _last_words(last, text, first, cut), entries; special = pre > 0
         if ids_of is not None:  # the model gives a piece's ids alone: tokens and offsets for all pieces at once
             got = list(map(ids_of.__getitem__, pieces))
-            if False not in got: return self._add_pieces(pieces, got, text, base, pre, trim, ids, tokens, offsets, words, (), cut and [0] * len(pieces))
+            if False not in got: return self._add_pieces(pieces, got, text, base, pre, trim, ids, tokens, offsets, words, (), [0] * len(pieces) if cut and words is not None else None)
         starts = [0, *accumulate(map(len, pieces))][:-1]
     def entry(w, special):  # `(ids, tokens, offsets, words from 0, number of words)` of piece `w`
         if cache is entries or last is None:  # (no last part: the piece is the model's)
@@ -302,16 +320,19 @@ def _fast_words(self: PipelineTokenizer, text: str, base: int, first: bool, ids:
         if (r := cache.get(pieces[k])) is None:  # (a new word may come twice in a line)
             r = cache[pieces[k]] = _frozen(entry(pieces[k], False))
         rs[k] = r
-    n = words.n
-    for r in rs:
-        ids += r[0]; tokens += r[1]
-        words += repeat(n, len(r[0])) if r[4] == 1 or cut else map(n.__add__, r[3]); n += r[4] if not cut else 0
-    words.n = n + bool(cut and rs)  # (the model's safe cuts are the fast path's, not the pre-tokenizer's: one word)
+    k = len(ids)
+    for r in rs: ids += r[0]; tokens += r[1]
+    if words is None: pass  # (not asked for)
+    elif cut: words += repeat(words.n, len(ids) - k); words.n += bool(rs)  # (the model's safe cuts are the fast path's, not the pre-tokenizer's: one word)
+    elif cache is entries or last is None:  # each piece one word
+        words += [w for w, r in zip(count(words.n), rs) for _ in r[0]]; words.n += len(rs)
+    else:  # a piece the last pre-tokenizer cuts further: the words of its entry
+        for r in rs: words += map(words.n.__add__, r[3]); words.n += r[4]
     offsets += [(b + x, b + y) for b, r in zip(map(add, starts, repeat(base - pre)), rs) for x, y in r[2]]
     return False
 
 def _add_pieces(self: PipelineTokenizer, words: list, got: list, text: str, base: int, pre: int, trim: bool, ids: list, tokens: list, offsets: list,
-                word_ids: _WordIds, fix=(), piece_words=None) -> bool:
+                word_ids: _WordIds | None, fix=(), piece_words=None) -> bool:
     """`_fast_words`' bulk step: append the ids `got` of pieces `words`, which cover `text`, with their tokens, offsets
     (`base` added) and word numbers, each token its symbols' length (bytes for byte-level); `fix`: `(k, text)`, token `k`'s own text;
     `piece_words`: each piece's word, counted from the next (default: each piece a word)."""
@@ -322,9 +343,10 @@ def _add_pieces(self: PipelineTokenizer, words: list, got: list, text: str, base
     for k, j in zip(compress(count(), map(is_, toks, repeat(None))), repeat("".join(words))) if unknown else ():
         toks[k], new[k] = j[ends[k]:ends[k + 1]], self.model.unk_id  # (an unknown token's text is its part of the pieces)
     ids += new; tokens += toks
-    w = count(word_ids.n) if piece_words is None else map(word_ids.n.__add__, piece_words)
-    word_ids += chain.from_iterable(map(repeat, w, map(len, got)))
-    word_ids.n += len(got) if piece_words is None else piece_words[-1] + 1 if piece_words else 0
+    if word_ids is not None:
+        w = count(word_ids.n) if piece_words is None else map(word_ids.n.__add__, piece_words)
+        word_ids += [x for x, g in zip(w, got) for _ in g]  # (a comprehension: several times faster than chaining a `repeat` per piece)
+        word_ids.n += len(got) if piece_words is None else piece_words[-1] + 1 if piece_words else 0
     starts, ends = ends[:-1], ends[1:]
     if self._fast.byte_level and not text.isascii():
         char = list(accumulate("".join(words).encode("utf-8", "surrogatepass").translate(_LEAD)))  # byte -> 1 + its character
@@ -339,7 +361,7 @@ PipelineTokenizer._fast_words, PipelineTokenizer._add_pieces = _fast_words, _add
 
 # %% ../nbs/07g_pipeline.ipynb #7b4486b6
 def _fast_stretches(self: PipelineTokenizer, t: str, added: list, base: int, at0: int, ids: list, tokens: list, offsets: list,
-                    words: _WordIds, trim: bool = False) -> bool:
+                    words: _WordIds | None, trim: bool = False) -> bool:
     """`_fast_words` of each stretch of normalized text `t` between its added tokens `added` (`find_added`'s), and the
     added tokens, in one bulk step: a line with many added tokens pays that step once. `False`, appending nothing, where
     it does not apply (no bulk step, a character put before a stretch, a piece the model's symbols do not cover).
@@ -347,7 +369,7 @@ def _fast_stretches(self: PipelineTokenizer, t: str, added: list, base: int, at0
     plan = self._fast
     if plan.ids is None or plan.cutters or any(a[1] > b[0] for a, b in zip(added, added[1:])): return False  # (overlapping: no cover)
     if plan.byte_level and not all(t[s:e].isascii() for s, e, _ in added): return False  # (a byte-level piece's symbols are bytes)
-    pieces, got, marks, piece_words, w = [], [], [], [] if plan.cut is not None else None, 0  # (safe cuts of the model: a stretch is one word)
+    pieces, got, marks, piece_words, w = [], [], [], [] if plan.cut is not None and words is not None else None, 0  # (safe cuts of the model: a stretch is one word)
     for (c, d), g in zip(_gaps(added, len(t)), added + [None]):
         if d > c:
             pre, ws = _last_words(plan.last, t[c:d], c <= at0, plan.cut)
@@ -365,17 +387,17 @@ def _fast_stretches(self: PipelineTokenizer, t: str, added: list, base: int, at0
 PipelineTokenizer._fast_stretches = _fast_stretches
 
 # %% ../nbs/07g_pipeline.ipynb #4feb9eec
-def _one_fast(self: PipelineTokenizer, text: str, type_id: int, allowed_special, disallowed_special) -> Tokens:
-    "`_one`'s result: the alignment only where a normalizer needs it, the tokens of each piece from a cache."
+def _one_fast(self: PipelineTokenizer, text: str, type_id: int, allowed_special, disallowed_special, words: bool = False) -> Tokens:
+    "`_one`'s result: the alignment only where a normalizer needs it, the tokens of each piece from a cache; the words only if `words`."
     if self._fast is None: self._fast = _fast_state(self)
     if self._fast is False: return self._one(text, type_id, allowed_special, disallowed_special)
-    try: return self._one_planned(text, type_id, allowed_special, disallowed_special)
+    try: return self._one_planned(text, type_id, allowed_special, disallowed_special, words)
     except _NotSlices: return self._one(text, type_id, allowed_special, disallowed_special)  # (a pre-tokenizer that rewrote this text)
 
-def _one_planned(self: PipelineTokenizer, text: str, type_id: int, allowed_special, disallowed_special) -> Tokens:
+def _one_planned(self: PipelineTokenizer, text: str, type_id: int, allowed_special, disallowed_special, record: bool) -> Tokens:
     _, raw, normed, disallowed = self._matchers_for(allowed_special, disallowed_special)
     found = find_added(text, raw, disallowed) if raw is not None and raw.hint in text else []
-    ids, tokens, offsets, words, trim, trimmed = [], [], [], _WordIds(), self._fast.trim, False
+    ids, tokens, offsets, words, trim, trimmed = [], [], [], _WordIds() if record else None, self._fast.trim, False
     for (a, b), f in zip(_gaps(found, len(text)), found + [None]):
         if b > a:
             q, k = quick_normalize(self.normalizer, text[a:b], (0, a)), len(offsets)
@@ -392,12 +414,14 @@ def _one_planned(self: PipelineTokenizer, text: str, type_id: int, allowed_speci
             for (c, d), g in stretches:
                 if d > c:  # (the whole text in one stretch: its offsets trimmed as they are made)
                     trimmed = self._fast_words(t[c:d] if d - c < len(t) else t, c + shift, c <= at0, ids, tokens, offsets, words, trim=trim and final and d - c == len(text))
-                if g is not None: ids.append(g[2].id); tokens.append(t[g[0]:g[1]]); offsets.append((g[0] + shift, g[1] + shift)); words.append(words.n); words.n += 1
+                if g is not None: ids.append(g[2].id); tokens.append(t[g[0]:g[1]]); offsets.append((g[0] + shift, g[1] + shift))
+                if g is not None and record: words.append(words.n); words.n += 1
             if ends is not None: offsets[k:] = [(starts[x], ends[y - 1]) for x, y in offsets[k:]]
             elif starts is not None: offsets[k:] = [(starts[x], starts[y - 1] + 1) for x, y in offsets[k:]]
             while starts is None and lead and k < len(offsets) and (offsets[k][0] < skip or offsets[k][1] <= skip):
                 offsets[k] = (max(offsets[k][0], skip), max(offsets[k][1], skip + 1)); k += 1  # the characters put before: the first's
-        if f is not None: ids.append(f[2].id); tokens.append(text[f[0]:f[1]]); offsets.append((f[0], f[1])); words.append(words.n); words.n += 1
+        if f is not None: ids.append(f[2].id); tokens.append(text[f[0]:f[1]]); offsets.append((f[0], f[1]))
+        if f is not None and record: words.append(words.n); words.n += 1
     out = Tokens(ids, tokens, offsets, [type_id] * len(ids), [0] * len(ids), words)
     return quick_trim(out, False) if trim and not trimmed else out
 

@@ -18,7 +18,7 @@ __all__ = ['Tokens', 'special_tokens', 'TemplateProcessing', 'trim_offsets', 'By
            'BertProcessing', 'ProcessorSequence', 'windows', 'truncate', 'pad_length', 'pad', 'quick_trim']
 
 # %% ../nbs/07e_processors.ipynb #8bffa07b
-@dataclass
+@dataclass(slots=True)  # (made several times per encoded text: slots make that cheaper)
 class Tokens:
     "One encoding on its way through the pipeline: parallel lists, which entries are special tokens, HF's sequence ranges and cut-off windows."
     ids: list = field(default_factory=list)
@@ -46,19 +46,19 @@ class Tokens:
     def typed(self, type_id: int) -> Tokens:
         "All type ids `type_id` (not the windows': HF's `set_type_ids`)."
         return Tokens(self.ids, self.tokens, self.offsets, [type_id] * len(self.ids), self.special, self.words, self.ranges, self.overflowing)
-    def sequence(self, i: int, windows: bool = False) -> Tokens:
-        "All tokens sequence `i` (HF's `set_sequence_id`), and those of the windows where `windows`."
-        over = [o.sequence(i) for o in self.overflowing] if windows else self.overflowing
-        return Tokens(self.ids, self.tokens, self.offsets, self.type_ids, self.special, self.words, {**self.ranges, i: (0, len(self.ids))}, over)
+    def sequence(self, i: int) -> Tokens:
+        "All tokens sequence `i` (HF's `set_sequence_id`; the pipeline numbers its own `Tokens` in place)."
+        return Tokens(self.ids, self.tokens, self.offsets, self.type_ids, self.special, self.words, {**self.ranges, i: (0, len(self.ids))}, self.overflowing)
     def with_offsets(self, offsets: list) -> Tokens: return Tokens(self.ids, self.tokens, offsets, self.type_ids, self.special, self.words, self.ranges, self.overflowing)
     @staticmethod
     def join(parts: list[Tokens]) -> Tokens:
         "`parts[0] + parts[1] + ...`, each list built once (not once per `+`) where no part has windows."
+        if len(parts) == 1: return parts[0]
         if any(p.overflowing for p in parts): return reduce(add, parts, Tokens())
         out = Tokens()
         for p in parts:
             n = len(out.ids)
-            out.ranges.update({k: (s + n, e + n) for k, (s, e) in p.ranges.items()})
+            if p.ranges: out.ranges.update({k: (s + n, e + n) for k, (s, e) in p.ranges.items()})
             out.ids += p.ids; out.tokens += p.tokens; out.offsets += p.offsets; out.type_ids += p.type_ids; out.special += p.special; out.words += p.words
         return out
 
@@ -101,7 +101,7 @@ class TemplateProcessing:
     def process(self, encs: list[Tokens], add_special_tokens: bool, trim=None) -> Tokens:
         parts = []
         for kind, i, type_id in self._pair if len(encs) == 2 else self._single:
-            if kind == "Sequence": parts.append(encs[i != "A"].typed(type_id).sequence(int(i != "A"), windows=True))  # (HF: the windows keep their type ids)
+            if kind == "Sequence": parts.append(encs[i != "A"].typed(type_id))  # (HF: the windows keep their type ids)
             elif add_special_tokens: parts.append(special_tokens(self.special_tokens[i]["ids"], self.special_tokens[i]["tokens"], type_id))
         return Tokens.join(parts)
 

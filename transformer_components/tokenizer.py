@@ -64,7 +64,7 @@ class Encoding(list):
                  tokens: list[str] | None = None,  # the token string of each id
                  offsets: list[tuple[int, int]] | None = None,  # `(start, end)` characters of the text each token covers
                  type_ids: list[int] | None = None,  # 0 for the first text, 1 for a pair's second (default all 0)
-                 words: list[int | None] | None = None,  # the word of its text each token comes from (see [encodings](07h_encodings.ipynb))
+                 words: list[int | None] | None = None,  # the word of its text each token comes from (see [encodings](07h_encodings.ipynb)), or a function that makes `(ids, words)`
                  special_tokens_mask: list[int] | None = None,  # 1 for a token the post-processor or padding added (default all 0)
                  sequence_ranges: dict | None = None,  # sequence index -> `(start, stop)` of its tokens (default: one sequence, all tokens)
                  overflowing: list | None = None,  # the `Encoding`s of the windows truncation cut off
@@ -77,8 +77,9 @@ class Encoding(list):
 
     def __repr__(self): return f"Encoding(ids={list(self)}, tokens={self.tokens}, offsets={self.offsets})"
 
-    def __reduce__(self):  # pickles the computed fields, never the tokenizer behind a lazy encoding (below)
-        return (Encoding, (list(self), self.tokens, self.offsets, getattr(self, "_type_ids", None), getattr(self, "_words", None),
+    def __reduce__(self):  # pickles the computed fields, never the tokenizer behind a lazy encoding (below) or behind words made later
+        words = getattr(self, "_words", None)
+        return (Encoding, (list(self), self.tokens, self.offsets, getattr(self, "_type_ids", None), words()[1] if callable(words) else words,
                            getattr(self, "_special", None), getattr(self, "_ranges", None), getattr(self, "_overflowing", None)))
 
 # %% ../nbs/01_tokenizer.ipynb #tk000010
