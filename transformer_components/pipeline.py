@@ -151,6 +151,16 @@ def _as_encoding(t: Tokens, padded: bool, later: _WordsLater | None = None) -> E
     if padded: e._mask = t.attention
     return e
 
+def _words_later(self: PipelineTokenizer, enc: Encoding, text: str, options: dict):
+    "Give `enc`, the fast path's encoding of `text` made in a worker process (`encode_batch`), what makes its word ids here."
+    args = (text, options.get("pair"), options.get("add_special_tokens", True), options.get("allowed_special", "none"), options.get("disallowed_special", "all"))
+    def attach(e: Encoding, later: _WordsLater):
+        e._words = later
+        for i, o in enumerate(getattr(e, "_overflowing", None) or ()): attach(o, later._replace(path=later.path + (i,)))
+    attach(enc, _WordsLater(self, args, None))  # (no padding: a padded batch is not shared among processes)
+
+PipelineTokenizer._words_later = _words_later
+
 def _finish(self: PipelineTokenizer, t: Tokens, length: int | None, args: tuple) -> Encoding:
     """The `Encoding` of `t`, the encoding of `_encodings(*args)`, padded to `length` (default: as the padding section says
     for `t` alone). The fast path's word ids are made when first asked for (recording them cost the fast path up to a fifth of its time)."""

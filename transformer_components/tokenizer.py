@@ -578,13 +578,20 @@ _WORKER = {}  # in a worker process: the tokenizer it encodes with
 
 def _start_worker(tok: Tokenizer): _WORKER["tok"] = tok
 
+def _words_left_behind(e: Encoding) -> Encoding:
+    "`e` (and its windows) without the function that would make its word ids (it holds the tokenizer): the receiver makes its own."
+    if callable(getattr(e, "_words", None)):
+        e._words = None
+        for o in getattr(e, "_overflowing", None) or (): _words_left_behind(o)
+    return e
+
 def _encode_in_worker(texts: list[str], options: dict) -> tuple:
     "Encode `texts` in a worker: `(ids of all, one after another; count per text; {position: Encoding, or inputs other than the text})`."
     enc, ids, counts, other = _WORKER["tok"].encode, array("i"), array("i"), {}
     for k, t in enumerate(texts):
         e = enc(t, **options)
         ids.extend(e); counts.append(len(e))
-        if getattr(e, "_source", None) is None: other[k] = e  # computed eagerly: it travels whole
+        if getattr(e, "_source", None) is None: other[k] = _words_left_behind(e)  # computed eagerly: it travels whole
         elif e._inputs is not t: other[k] = e._inputs
     return ids, counts, other
 
@@ -598,6 +605,8 @@ def _worker_pool(self: Tokenizer, num_workers: int):
         self._pool = (num_workers, ProcessPoolExecutor(num_workers, initializer=_start_worker, initargs=(self,)))
     return self._pool[1]
 
+Tokenizer._words_later = lambda self, enc, text, options: None  # a tokenizer whose word ids are made later gives `enc` what makes them
+
 @patch
 def _encode_parallel(self: Tokenizer, texts: list[str], num_workers: int, options: dict) -> list[Encoding]:
     "`encode` of each text, the texts shared among `num_workers` processes in slices of about equal length."
@@ -605,6 +614,8 @@ def _encode_parallel(self: Tokenizer, texts: list[str], num_workers: int, option
     for part, (ids, counts, other) in zip(parts, self._worker_pool(num_workers).map(_encode_in_worker, parts, [options] * len(parts))):
         ends = list(accumulate(counts))
         encs = list(map(Encoding.lazy, map(ids.tolist().__getitem__, map(slice, [0, *ends[:-1]], ends)), repeat(self), part))
-        for j, x in other.items(): encs[j] = x if isinstance(x, Encoding) else Encoding.lazy(encs[j], self, x)
+        for j, x in other.items():
+            encs[j] = x if isinstance(x, Encoding) else Encoding.lazy(encs[j], self, x)
+            if isinstance(x, Encoding) and getattr(x, "_words", None) is None: self._words_later(x, part[j], options)
         out += encs
     return out
