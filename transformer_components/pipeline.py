@@ -135,11 +135,14 @@ class _WordsLater(NamedTuple):
     tok: PipelineTokenizer
     args: tuple  # `_encodings`' arguments
     length: int | None  # the length it was padded to
+    made: list  # `[]`, then the encoding made again: shared by all its windows, so that it is made once
     path: tuple = ()  # the window: `overflowing` indices, one per level
     def __call__(self) -> tuple[list, list]:
         "The ids and the words of the encoding, made again."
-        t = self.tok._encodings(*self.args, words=True)
-        if self.length is not None: t = pad(t, self.length, self.tok.padding)
+        if not self.made:
+            t = self.tok._encodings(*self.args, words=True)
+            self.made.append(t if self.length is None else pad(t, self.length, self.tok.padding))
+        t = self.made[0]
         for i in self.path: t = t.overflowing[i]
         return t.ids, t.words
 
@@ -157,7 +160,7 @@ def _words_later(self: PipelineTokenizer, enc: Encoding, text: str, options: dic
     def attach(e: Encoding, later: _WordsLater):
         e._words = later
         for i, o in enumerate(getattr(e, "_overflowing", None) or ()): attach(o, later._replace(path=later.path + (i,)))
-    attach(enc, _WordsLater(self, args, None))  # (no padding: a padded batch is not shared among processes)
+    attach(enc, _WordsLater(self, args, None, []))  # (no padding: a padded batch is not shared among processes)
 
 PipelineTokenizer._words_later = _words_later
 
@@ -165,7 +168,7 @@ def _finish(self: PipelineTokenizer, t: Tokens, length: int | None, args: tuple)
     """The `Encoding` of `t`, the encoding of `_encodings(*args)`, padded to `length` (default: as the padding section says
     for `t` alone). The fast path's word ids are made when first asked for (recording them cost the fast path up to a fifth of its time)."""
     if self.padding is not None: length = pad_length([len(t.ids)] if length is None else [length], self.padding); t = pad(t, length, self.padding)
-    return _as_encoding(t, self.padding is not None, _WordsLater(self, args, length if self.padding is not None else None) if self.fast else None)
+    return _as_encoding(t, self.padding is not None, _WordsLater(self, args, length if self.padding is not None else None, []) if self.fast else None)
 
 def encode_batch(self: PipelineTokenizer,
                  texts,  # strs, or `(text, pair)` tuples
