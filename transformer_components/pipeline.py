@@ -23,7 +23,7 @@ from .processors import *
 from .decoders import *
 from .pre_tokenizers import _BYTE_CHARS, _cut_all, _last_words, _NotSlices
 from .processors import _options, _PADDING, _trim_columns, _TRUNCATION
-
+from .encodings import *  # the alignment API of `Encoding`: word ids, sequence ids, character maps
 
 # %% auto #0
 __all__ = ['PaddedEncoding', 'PipelineTokenizer', 'encode', 'encode_batch', 'decode', 'from_json_dict', 'to_json_dict', 'train']
@@ -64,17 +64,20 @@ class PipelineTokenizer(Tokenizer):
         return f"PipelineTokenizer({' → '.join(parts)}, {self.vocab_size} tokens)"
 
 # %% ../nbs/07g_pipeline.ipynb #ef1906fd
-def _words(self: PipelineTokenizer, n: Normalized, type_id: int) -> Tokens:
-    "The model's tokens of normalized text `n` (no added tokens in it), with offsets in the original text."
+def _words(self: PipelineTokenizer, n: Normalized, type_id: int, word: int = 0) -> tuple[Tokens, int]:
+    """The model's tokens of normalized text `n` (no added tokens in it), with offsets in the original text, and the
+    next word's number: each piece of the pre-tokenizer is a word, numbered from `word` (as HF, even one the model drops)."""
     out, tok = Tokens(), self._id_token
     unk = self.model.unk_id if getattr(self.model, "unknown_is_text", False) else None
     for piece in (self.pre_tokenizer.pre_tokenize(n) if self.pre_tokenizer is not None else [n] if n.text else []):
+        if not piece.text: continue  # (HF keeps no empty piece, so numbers none)
         for i, s, e in self.model.tokenize(piece.text):
-            out.ids.append(i); out.offsets.append(piece.original(s, e))
+            out.ids.append(i); out.offsets.append(piece.original(s, e)); out.words.append(word)
             out.tokens.append(piece.text[s:e] if i == unk else tok[i])
+        word += 1
     k = len(out.ids)
     out.type_ids, out.special = [type_id] * k, [0] * k
-    return out
+    return out, word
 
 def _normalize(self: PipelineTokenizer, n: Normalized) -> Normalized:
     return self.normalizer.normalize(n) if self.normalizer is not None else n
@@ -83,19 +86,19 @@ PipelineTokenizer._words, PipelineTokenizer._normalize_text = _words, _normalize
 PipelineTokenizer._normalized_in_raw = False  # `normalized` added tokens are found in the normalized text
 PipelineTokenizer._normalize_added = lambda self, content: self._normalize_text(Normalized(content)).text
 
-def _one(self: PipelineTokenizer, text: str, type_id: int, allowed_special, disallowed_special) -> Tokens:
-    "`Tokens` of one text: added tokens (their token: the text they matched) found in the raw text, then in each normalized stretch, the model's tokens between."
+def _one(self: PipelineTokenizer, text: str, type_id: int, allowed_special, disallowed_special, words: bool = True) -> Tokens:
+    "`Tokens` of one text: added tokens (their token: the text they matched) found in the raw text, then in each normalized stretch, the model's tokens between; always with the word of each token."
     _, raw, normed, disallowed = self._matchers_for(allowed_special, disallowed_special)
     found = find_added(text, raw, disallowed) if raw is not None else []
-    out = Tokens()
+    out, word = Tokens(), 0  # (an added token is a word too)
     for (a, b), f in zip(_gaps(found, len(text)), found + [None]):
         if b > a:
             n = self._normalize_text(Normalized(text[a:b], list(zip(range(a, b), range(a + 1, b + 1)))))
             inner = find_added(n.text, normed, disallowed) if normed is not None else []
             for (c, d), g in zip(_gaps(inner, len(n.text)), inner + [None]):
-                if d > c: out += self._words(n.slice(c, d), type_id)
-                if g is not None: out += Tokens([g[2].id], [n.text[g[0]:g[1]]], [n.original(g[0], g[1])], [type_id], [0])
-        if f is not None: out += Tokens([f[2].id], [text[f[0]:f[1]]], [(f[0], f[1])], [type_id], [0])
+                if d > c: t, word = self._words(n.slice(c, d), type_id, word); out += t
+                if g is not None: out += Tokens([g[2].id], [n.text[g[0]:g[1]]], [n.original(g[0], g[1])], [type_id], [0], [word]); word += 1
+        if f is not None: out += Tokens([f[2].id], [text[f[0]:f[1]]], [(f[0], f[1])], [type_id], [0], [word]); word += 1
     return out
 
 PipelineTokenizer._one = _one
@@ -113,27 +116,64 @@ def encode(self: PipelineTokenizer,
     "The `Encoding` of `text` (and `pair`): ids, tokens, offsets into each text, type ids; truncated and padded as the file says."
     for name, t in (("text", text), ("pair", pair)):
         if t is not None and not isinstance(t, str): raise TypeError(f"{name} must be a str, got {type(t).__name__}")
-    return self._finish(self._encodings(text, pair, add_special_tokens, allowed_special, disallowed_special), None)
+    args = (text, pair, add_special_tokens, allowed_special, disallowed_special)
+    return self._finish(self._encodings(*args), None, args)
 
-def _encodings(self: PipelineTokenizer, text, pair, add_special_tokens, allowed_special, disallowed_special) -> Tokens:
-    "Encoded, truncated and post-processed, not padded."
+def _encodings(self: PipelineTokenizer, text, pair, add_special_tokens, allowed_special, disallowed_special, words: bool = False) -> Tokens:
+    "Encoded, truncated (what is cut in `overflowing` windows) and post-processed, not padded; the fast path records words only if `words`."
     for name, t in (("text", text), ("pair", pair)):  # (HF's Python binding refuses such text as it converts it)
         if t and not t.isascii() and _SURROGATE.search(t): raise _surrogate_error(t, name)
     one = self._one_fast if self.fast else self._one
-    encs = [one(t, k, allowed_special, disallowed_special) for k, t in enumerate([text] if pair is None else [text, pair])]
-    pp = self.post_processor
-    if self.truncation is not None:
+    encs = [one(t, k, allowed_special, disallowed_special, words) for k, t in enumerate([text] if pair is None else [text, pair])]
+    pp, cut = self.post_processor, self.truncation
+    if cut is not None:
         room = pp.added(len(encs) == 2) if pp is not None and add_special_tokens else 0
-        if room <= self.truncation["max_length"]:  # (HF cuts nothing when the special tokens alone pass max_length)
-            encs = truncate(encs, self.truncation["max_length"] - room, self.truncation["strategy"], self.truncation["direction"])
-    return pp.process(encs, add_special_tokens, self._fast_trim() if self.fast else None) if pp is not None else sum(encs[1:], encs[0])
+        if room <= cut["max_length"]:  # (HF cuts nothing when the special tokens alone pass max_length)
+            encs = truncate(encs, cut["max_length"] - room, cut["strategy"], cut["direction"], cut["stride"])
+    if pp is None and len(encs) == 1: return encs[0]  # (one text, nothing around it: HF gives it no sequence range)
+    for k, t in enumerate(encs):  # HF's sequence ranges, numbered in place (`t` is this call's own); a post-processor numbers the windows too
+        for w in [t, *t.overflowing] if pp is not None else [t]: w.ranges[k] = (0, len(w.ids))
+    return pp.process(encs, add_special_tokens, self._fast_trim() if self.fast else None) if pp is not None else Tokens.join(encs)
 
-def _finish(self: PipelineTokenizer, t: Tokens, length: int | None) -> Encoding:
-    "The `Encoding` of `t`, padded to `length` (default: as the padding section says for `t` alone)."
-    if self.padding is None: return Encoding(t.ids, t.tokens, t.offsets, t.type_ids)
-    t, mask = pad(t, pad_length([len(t.ids)] if length is None else [length], self.padding), self.padding)
-    e = PaddedEncoding(t.ids, t.tokens, t.offsets, t.type_ids); e._mask = mask
+class _WordsLater(NamedTuple):
+    "How to make the word ids of an encoding of the fast path when they are first asked for: its text encoded again, recording them."
+    tok: PipelineTokenizer
+    args: tuple  # `_encodings`' arguments
+    length: int | None  # the length it was padded to
+    made: list  # `[]`, then the encoding made again: shared by all its windows, so that it is made once
+    path: tuple = ()  # the window: `overflowing` indices, one per level
+    def __call__(self) -> tuple[list, list]:
+        "The ids and the words of the encoding, made again."
+        if not self.made:
+            t = self.tok._encodings(*self.args, words=True)
+            self.made.append(t if self.length is None else pad(t, self.length, self.tok.padding))
+        t = self.made[0]
+        for i in self.path: t = t.overflowing[i]
+        return t.ids, t.words
+
+def _as_encoding(t: Tokens, padded: bool, later: _WordsLater | None = None) -> Encoding:
+    "The `Encoding` of `t` and of its windows (a `PaddedEncoding` with their attention masks where `padded`); `later` makes their words when asked."
+    over = [_as_encoding(o, padded, later and later._replace(path=later.path + (i,))) for i, o in enumerate(t.overflowing)]
+    e = (PaddedEncoding if padded else Encoding)(t.ids, t.tokens, t.offsets, t.type_ids, None if later else t.words, t.special, t.ranges, over)
+    if later: e._words = later
+    if padded: e._mask = t.attention
     return e
+
+def _words_later(self: PipelineTokenizer, enc: Encoding, text: str, options: dict):
+    "Give `enc`, the fast path's encoding of `text` made in a worker process (`encode_batch`), what makes its word ids here."
+    args = (text, options.get("pair"), options.get("add_special_tokens", True), options.get("allowed_special", "none"), options.get("disallowed_special", "all"))
+    def attach(e: Encoding, later: _WordsLater):
+        e._words = later
+        for i, o in enumerate(getattr(e, "_overflowing", None) or ()): attach(o, later._replace(path=later.path + (i,)))
+    attach(enc, _WordsLater(self, args, None, []))  # (no padding: a padded batch is not shared among processes)
+
+PipelineTokenizer._words_later = _words_later
+
+def _finish(self: PipelineTokenizer, t: Tokens, length: int | None, args: tuple) -> Encoding:
+    """The `Encoding` of `t`, the encoding of `_encodings(*args)`, padded to `length` (default: as the padding section says
+    for `t` alone). The fast path's word ids are made when first asked for (recording them cost the fast path up to a fifth of its time)."""
+    if self.padding is not None: length = pad_length([len(t.ids)] if length is None else [length], self.padding); t = pad(t, length, self.padding)
+    return _as_encoding(t, self.padding is not None, _WordsLater(self, args, length if self.padding is not None else None, []) if self.fast else None)
 
 def encode_batch(self: PipelineTokenizer,
                  texts,  # strs, or `(text, pair)` tuples
@@ -148,10 +188,11 @@ def encode_batch(self: PipelineTokenizer,
     for k, t in enumerate(texts):
         if not (isinstance(t, str) or isinstance(t, (tuple, list)) and len(t) == 2 and all(isinstance(x, str) for x in t)):
             raise TypeError(f"texts[{k}] must be a str or a (text, pair) of two str, got {str(t)[:60]!r}")
-    ts = [self._encodings(*(t if isinstance(t, (tuple, list)) else (t, None)), options.get("add_special_tokens", True),
-                          options.get("allowed_special", "none"), options.get("disallowed_special", "all")) for t in texts]
+    args = [(*(t if isinstance(t, (tuple, list)) else (t, None)), options.get("add_special_tokens", True),
+             options.get("allowed_special", "none"), options.get("disallowed_special", "all")) for t in texts]
+    ts = [self._encodings(*a) for a in args]
     longest = max((len(t.ids) for t in ts), default=0)
-    return [self._finish(t, longest) for t in ts]
+    return [self._finish(t, longest, a) for t, a in zip(ts, args)]
 
 PipelineTokenizer.encode, PipelineTokenizer._encodings, PipelineTokenizer._finish, PipelineTokenizer.encode_batch = encode, _encodings, _finish, encode_batch
 
@@ -269,64 +310,81 @@ def _model_entry(self: PipelineTokenizer, w: str, pre: int) -> tuple:
 
 PipelineTokenizer._model_entry = _model_entry
 
+class _WordIds(list):
+    "The word of each token the fast path has made, and `n`, the next word's number."
+    __slots__ = ("n",)
+    def __init__(self): super().__init__(); self.n = 0
+
 # %% ../nbs/07g_pipeline.ipynb #2d388b44
-def _fast_words(self: PipelineTokenizer, text: str, base: int, first: bool, ids: list, tokens: list, offsets: list, cutting: bool = True,
-                trim: bool = False, chunking: bool = True) -> bool:
-    """Append the ids, tokens and offsets (`base` added) of normalized text `text` (`first`: it starts the original text):
+def _frozen(entry: tuple) -> tuple:
+    """A piece's `(ids, tokens, offsets, words from 0, number of words)` as it is cached: `(ids, tokens, starts, ends,
+    words, number)`, tuples (the garbage collector stops tracking them; the offsets as two columns, added to at once)."""
+    ids, tokens, offsets, words, n = entry
+    return tuple(ids), tuple(tokens), tuple(s for s, _ in offsets), tuple(e for _, e in offsets), tuple(words), n
+
+def _fast_words(self: PipelineTokenizer, text: str, base: int, first: bool, ids: list, tokens: list, offsets: list, words: _WordIds | None,
+                cutting: bool = True, trim: bool = False, chunking: bool = True) -> bool:
+    """Append the ids, tokens, offsets (`base` added) and words (unless `None`) of normalized text `text` (`first`: it starts the original text):
     cut by the cutting pre-tokenizers, each piece's tokens from a cache, else from the last pre-tokenizer and the model.
     `trim`: trim the offsets too where they are made all at once; returns whether it did. `chunking`: in the pre-tokenizer's
-    chunks where it offers them, each chunk's tokens from a cache (`False` for a chunk itself)."""
+    chunks where it offers them and no words are asked for, each chunk's tokens from a cache (`False` for a chunk itself)."""
     plan = self._fast
     cutters, last, cut, entries, ids_of = plan.cutters, plan.last, plan.cut, plan.entries, plan.ids
+    chunking = chunking and words is None  # (a chunk holds several words: word ids are made piece by piece)
     if cutting and cutters:
         if chunking and len(cutters) == 1 and hasattr(cutters[0], "chunks") and not getattr(last, "first_differs", False):
-            pre, words, starts = cutters[0].chunks(text, first); cache, special = plan.chunk_entries, False
+            pre, pieces, starts = cutters[0].chunks(text, first); cache, special = plan.chunk_entries, False
         else:
-            (words, starts), pre, cache = _cut_all(cutters, text), 0, plan.cut_entries
-            special = first and words and starts[0] == 0 and getattr(last, "first_differs", False)
+            (pieces, starts), pre, cache = _cut_all(cutters, text), 0, plan.cut_entries
+            special = first and pieces and starts[0] == 0 and getattr(last, "first_differs", False)
     else:
         if chunking and plan.chunk_ids is not None and (got := last.chunks(text, first)) is not None:  # each chunk's ids at once
-            got, (pre, words, _) = list(map(plan.chunk_ids.__getitem__, got[1])), got
-            if False not in got: return self._add_pieces(words, got, text, base, pre, trim, ids, tokens, offsets)
-        (pre, words), cache = _last_words(last, text, first, cut), entries; special = pre > 0
+            got, (pre, pieces, _) = list(map(plan.chunk_ids.__getitem__, got[1])), got
+            if False not in got: return self._add_pieces(pieces, got, text, base, pre, trim, ids, tokens, offsets, None)
+        (pre, pieces), cache = _last_words(last, text, first, cut), entries; special = pre > 0
         if ids_of is not None:  # the model gives a piece's ids alone: tokens and offsets for all pieces at once
-            got = list(map(ids_of.__getitem__, words))
-            if False not in got: return self._add_pieces(words, got, text, base, pre, trim, ids, tokens, offsets)
-        starts = [0, *accumulate(map(len, words))][:-1]
-    def entry(w, special):
-        if cache is plan.chunk_entries:  # a chunk: its pieces, as a text of its own
-            out = ([], [], [])
+            got = list(map(ids_of.__getitem__, pieces))
+            if False not in got: return self._add_pieces(pieces, got, text, base, pre, trim, ids, tokens, offsets, words, (), [0] * len(pieces) if cut and words is not None else None)
+        starts = [0, *accumulate(map(len, pieces))][:-1]
+    def entry(w, special):  # `(ids, tokens, offsets, words from 0, number of words)` of piece `w`
+        if cache is plan.chunk_entries:  # a chunk: its pieces, as a text of its own (its words are never asked for)
+            out = ([], [], [], None)
             self._fast_words(w, 0, False, *out, chunking=False)
-            return out
-        if cache is entries or last is None: return self._model_entry(w, pre if special else 0)  # (no last part: the piece is the model's)
+            return *out[:3], (), 0
+        if cache is entries or last is None:  # (no last part: the piece is the model's)
+            i, t, o = self._model_entry(w, pre if special else 0)
+            return i, t, o, [0] * len(i), 1
         if (one := getattr(last, "one_piece", None)) and (got := one(w, special)):  # the last part makes one piece of it: its entry
             p, piece = got
             i, t, o = self._model_entry(piece, p)
-            return i, t, [(s - p, e - p) for s, e in o] if p else o
-        out = ([], [], [])
+            return i, t, [(s - p, e - p) for s, e in o] if p else o, [0] * len(i), 1
+        out = ([], [], [], _WordIds())
         self._fast_words(w, 0, special, *out, cutting=False)
-        return out
-    rs = list(map(cache.get, words))
-    if special: rs[0] = _columns(entry(words[0], True))
+        return *out, out[3].n
+    rs = list(map(cache.get, pieces))
+    if special: rs[0] = _frozen(entry(pieces[0], True))
     for k in [k for k, r in enumerate(rs) if r is None] if None in rs else ():
         if len(cache) > 100_000: cache.clear()
-        if (r := cache.get(words[k])) is None:  # (a new word may come twice in a line)
-            r = cache[words[k]] = _columns(entry(words[k], False))
+        if (r := cache.get(pieces[k])) is None:  # (a new word may come twice in a line)
+            r = cache[pieces[k]] = _frozen(entry(pieces[k], False))
         rs[k] = r
+    k = len(ids)
     ids += chain.from_iterable(map(itemgetter(0), rs)); tokens += chain.from_iterable(map(itemgetter(1), rs))
+    if words is None: pass  # (not asked for)
+    elif cut: words += repeat(words.n, len(ids) - k); words.n += bool(rs)  # (the model's safe cuts are the fast path's, not the pre-tokenizer's: one word)
+    elif cache is entries or last is None:  # each piece one word
+        words += [w for w, r in zip(count(words.n), rs) for _ in r[0]]; words.n += len(rs)
+    else:  # a piece the last pre-tokenizer cuts further: the words of its entry
+        for r in rs: words += map(words.n.__add__, r[4]); words.n += r[5]
     at = list(chain.from_iterable(map(repeat, map(add, starts, repeat(base - pre)), map(len, map(itemgetter(0), rs)))))  # token -> its piece's start
     offsets += zip(map(add, chain.from_iterable(map(itemgetter(2), rs)), at), map(add, chain.from_iterable(map(itemgetter(3), rs)), at))
     return False
 
-def _columns(entry: tuple) -> tuple:
-    "A piece's `(ids, tokens, offsets)` as it is cached: `(ids, tokens, starts, ends)`, tuples (the garbage collector stops tracking them)."
-    ids, tokens, offsets = entry
-    return tuple(ids), tuple(tokens), tuple(s for s, _ in offsets), tuple(e for _, e in offsets)
-
 def _add_pieces(self: PipelineTokenizer, words: list, got: list, text: str, base: int, pre: int, trim: bool, ids: list, tokens: list, offsets: list,
-                fix=()) -> bool:
-    """`_fast_words`' bulk step: append the ids `got` of pieces `words`, which cover `text`, with their tokens and offsets
-    (`base` added), each token its symbols' length (bytes for byte-level); `fix`: `(k, text)`, token `k`'s own text."""
+                word_ids: _WordIds | None, fix=(), piece_words=None) -> bool:
+    """`_fast_words`' bulk step: append the ids `got` of pieces `words`, which cover `text`, with their tokens, offsets
+    (`base` added) and word numbers, each token its symbols' length (bytes for byte-level); `fix`: `(k, text)`, token `k`'s own text;
+    `piece_words`: each piece's word, counted from the next (default: each piece a word)."""
     toks = list(map(self._id_token.get, (new := list(chain.from_iterable(got)))))
     for k, s in fix: toks[k] = s
     unknown = self._fast.unknowns and None in toks  # unknown tokens (Unigram's): minus their length as their ids
@@ -334,6 +392,10 @@ def _add_pieces(self: PipelineTokenizer, words: list, got: list, text: str, base
     for k, j in zip(compress(count(), map(is_, toks, repeat(None))), repeat("".join(words))) if unknown else ():
         toks[k], new[k] = j[ends[k]:ends[k + 1]], self.model.unk_id  # (an unknown token's text is its part of the pieces)
     ids += new; tokens += toks
+    if word_ids is not None:
+        w = count(word_ids.n) if piece_words is None else map(word_ids.n.__add__, piece_words)
+        word_ids += [x for x, g in zip(w, got) for _ in g]  # (a comprehension: several times faster than chaining a `repeat` per piece)
+        word_ids.n += len(got) if piece_words is None else piece_words[-1] + 1 if piece_words else 0
     starts, ends = ends[:-1], ends[1:]
     if self._fast.byte_level and not text.isascii():
         char = list(accumulate("".join(words).encode("utf-8", "surrogatepass").translate(_LEAD)))  # byte -> 1 + its character
@@ -348,7 +410,7 @@ PipelineTokenizer._fast_words, PipelineTokenizer._add_pieces = _fast_words, _add
 
 # %% ../nbs/07g_pipeline.ipynb #7b4486b6
 def _fast_stretches(self: PipelineTokenizer, t: str, added: list, base: int, at0: int, ids: list, tokens: list, offsets: list,
-                    trim: bool = False) -> bool:
+                    words: _WordIds | None, trim: bool = False) -> bool:
     """`_fast_words` of each stretch of normalized text `t` between its added tokens `added` (`find_added`'s), and the
     added tokens, in one bulk step: a line with many added tokens pays that step once. `False`, appending nothing, where
     it does not apply (no bulk step, a character put before a stretch, a piece the model's symbols do not cover).
@@ -356,32 +418,35 @@ def _fast_stretches(self: PipelineTokenizer, t: str, added: list, base: int, at0
     plan = self._fast
     if plan.ids is None or plan.cutters or any(a[1] > b[0] for a, b in zip(added, added[1:])): return False  # (overlapping: no cover)
     if plan.byte_level and not all(t[s:e].isascii() for s, e, _ in added): return False  # (a byte-level piece's symbols are bytes)
-    words, got, marks = [], [], []
+    pieces, got, marks, piece_words, w = [], [], [], [] if plan.cut is not None and words is not None else None, 0  # (safe cuts of the model: a stretch is one word)
     for (c, d), g in zip(_gaps(added, len(t)), added + [None]):
         if d > c:
             pre, ws = _last_words(plan.last, t[c:d], c <= at0, plan.cut)
             if pre: return False
-            words += ws; got += map(plan.ids.__getitem__, ws)
-        if g is not None: marks.append((len(got), t[g[0]:g[1]])); words.append(marks[-1][1]); got.append((g[2].id,))
+            pieces += ws; got += map(plan.ids.__getitem__, ws)
+            if piece_words is not None and ws: piece_words += [w] * len(ws); w += 1
+        if g is not None:
+            marks.append((len(got), t[g[0]:g[1]])); pieces.append(marks[-1][1]); got.append((g[2].id,))
+            if piece_words is not None: piece_words.append(w); w += 1
     if False in got: return False
     at = list(accumulate(map(len, got), initial=0))  # piece -> its first token
-    self._add_pieces(words, got, t, base, 0, trim, ids, tokens, offsets, [(at[j], s) for j, s in marks])
+    self._add_pieces(pieces, got, t, base, 0, trim, ids, tokens, offsets, words, [(at[j], s) for j, s in marks], piece_words)
     return True
 
 PipelineTokenizer._fast_stretches = _fast_stretches
 
 # %% ../nbs/07g_pipeline.ipynb #4feb9eec
-def _one_fast(self: PipelineTokenizer, text: str, type_id: int, allowed_special, disallowed_special) -> Tokens:
-    "`_one`'s result: the alignment only where a normalizer needs it, the tokens of each piece from a cache."
+def _one_fast(self: PipelineTokenizer, text: str, type_id: int, allowed_special, disallowed_special, words: bool = False) -> Tokens:
+    "`_one`'s result: the alignment only where a normalizer needs it, the tokens of each piece from a cache; the words only if `words`."
     if self._fast is None: self._fast = _fast_state(self)
     if self._fast is False: return self._one(text, type_id, allowed_special, disallowed_special)
-    try: return self._one_planned(text, type_id, allowed_special, disallowed_special)
+    try: return self._one_planned(text, type_id, allowed_special, disallowed_special, words)
     except _NotSlices: return self._one(text, type_id, allowed_special, disallowed_special)  # (a pre-tokenizer that rewrote this text)
 
-def _one_planned(self: PipelineTokenizer, text: str, type_id: int, allowed_special, disallowed_special) -> Tokens:
+def _one_planned(self: PipelineTokenizer, text: str, type_id: int, allowed_special, disallowed_special, record: bool) -> Tokens:
     _, raw, normed, disallowed = self._matchers_for(allowed_special, disallowed_special)
     found = find_added(text, raw, disallowed) if raw is not None and raw.hint in text else []
-    ids, tokens, offsets, trim, trimmed = [], [], [], self._fast.trim, False
+    ids, tokens, offsets, words, trim, trimmed = [], [], [], _WordIds() if record else None, self._fast.trim, False
     for (a, b), f in zip(_gaps(found, len(text)), found + [None]):
         if b > a:
             q, k = quick_normalize(self.normalizer, text[a:b], (0, a)), len(offsets)
@@ -394,17 +459,19 @@ def _one_planned(self: PipelineTokenizer, text: str, type_id: int, allowed_speci
             inner = find_added(t, normed, disallowed) if normed is not None and normed.hint in t else []
             stretches = zip(_gaps(inner, len(t)), inner + [None]) if inner else [((0, len(t)), None)]
             final = b - a == len(text) and starts is None and not lead  # (the offsets made are final: trimmed as they are made)
-            if inner and self._fast_stretches(t, inner, shift, at0, ids, tokens, offsets, trim and final): stretches, trimmed = (), trim and final  # all at once
+            if inner and self._fast_stretches(t, inner, shift, at0, ids, tokens, offsets, words, trim and final): stretches, trimmed = (), trim and final  # all at once
             for (c, d), g in stretches:
                 if d > c:  # (the whole text in one stretch: its offsets trimmed as they are made)
-                    trimmed = self._fast_words(t[c:d] if d - c < len(t) else t, c + shift, c <= at0, ids, tokens, offsets, trim=trim and final and d - c == len(text))
+                    trimmed = self._fast_words(t[c:d] if d - c < len(t) else t, c + shift, c <= at0, ids, tokens, offsets, words, trim=trim and final and d - c == len(text))
                 if g is not None: ids.append(g[2].id); tokens.append(t[g[0]:g[1]]); offsets.append((g[0] + shift, g[1] + shift))
+                if g is not None and record: words.append(words.n); words.n += 1
             if ends is not None: offsets[k:] = [(starts[x], ends[y - 1]) for x, y in offsets[k:]]
             elif starts is not None: offsets[k:] = [(starts[x], starts[y - 1] + 1) for x, y in offsets[k:]]
             while starts is None and lead and k < len(offsets) and (offsets[k][0] < skip or offsets[k][1] <= skip):
                 offsets[k] = (max(offsets[k][0], skip), max(offsets[k][1], skip + 1)); k += 1  # the characters put before: the first's
         if f is not None: ids.append(f[2].id); tokens.append(text[f[0]:f[1]]); offsets.append((f[0], f[1]))
-    out = Tokens(ids, tokens, offsets, [type_id] * len(ids), [0] * len(ids))
+        if f is not None and record: words.append(words.n); words.n += 1
+    out = Tokens(ids, tokens, offsets, [type_id] * len(ids), [0] * len(ids), words)
     return quick_trim(out, False) if trim and not trimmed else out
 
 PipelineTokenizer._fast = None  # the plan and caches, made at the first `encode`

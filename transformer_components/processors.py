@@ -6,41 +6,64 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import reduce
 from itertools import compress
 from operator import add, gt, not_
 from .tokenizer import WHITE_SPACE
 from .parts import _refuse, _sequence_parts, part, Unsupported
 from .pre_tokenizers import _B2U
 
-
 # %% auto #0
 __all__ = ['Tokens', 'special_tokens', 'TemplateProcessing', 'trim_offsets', 'ByteLevelProcessing', 'RobertaProcessing',
-           'BertProcessing', 'ProcessorSequence', 'truncate', 'pad_length', 'pad', 'quick_trim']
+           'BertProcessing', 'ProcessorSequence', 'windows', 'truncate', 'pad_length', 'pad', 'quick_trim']
 
 # %% ../nbs/07e_processors.ipynb #8bffa07b
-@dataclass
+@dataclass(slots=True)  # (made several times per encoded text: slots make that cheaper)
 class Tokens:
-    "One encoding on its way through the pipeline: parallel lists, and which entries are special tokens."
+    "One encoding on its way through the pipeline: parallel lists, which entries are special tokens, HF's sequence ranges and cut-off windows."
     ids: list = field(default_factory=list)
     tokens: list = field(default_factory=list)
     offsets: list = field(default_factory=list)
     type_ids: list = field(default_factory=list)
     special: list = field(default_factory=list)
+    words: list | None = None  # the word (pre-tokenizer piece) of its text each token comes from, `None` for none; default all `None`
+    ranges: dict = field(default_factory=dict)  # sequence index -> `(start, stop)` of its tokens (HF's `sequence_ranges`)
+    overflowing: list = field(default_factory=list)  # the windows truncation cut off, each a `Tokens`
+    attention: list | None = None  # 0 on padding; default all 1
+
+    def __post_init__(self):
+        if self.words is None: self.words = [None] * len(self.ids)
 
     def __add__(self, o: Tokens) -> Tokens:
-        return Tokens(self.ids + o.ids, self.tokens + o.tokens, self.offsets + o.offsets, self.type_ids + o.type_ids, self.special + o.special)
+        "HF's `merge_with`: `o` after `self`; each window cut off one side is combined with the other side and its windows."
+        over = [a + b for a in self.overflowing for b in [o, *o.overflowing]] + [self + b for b in o.overflowing]
+        n = len(self.ids)
+        return Tokens(self.ids + o.ids, self.tokens + o.tokens, self.offsets + o.offsets, self.type_ids + o.type_ids, self.special + o.special,
+                      self.words + o.words, {**self.ranges, **{k: (s + n, e + n) for k, (s, e) in o.ranges.items()}}, over)
     def __getitem__(self, k: slice) -> Tokens:
-        return Tokens(self.ids[k], self.tokens[k], self.offsets[k], self.type_ids[k], self.special[k])
-    def typed(self, type_id: int) -> Tokens: return Tokens(self.ids, self.tokens, self.offsets, [type_id] * len(self.ids), self.special)
+        "A window of the tokens: no sequence ranges, no windows of its own (as HF's truncation makes them)."
+        return Tokens(self.ids[k], self.tokens[k], self.offsets[k], self.type_ids[k], self.special[k], self.words[k])
+    def typed(self, type_id: int) -> Tokens:
+        "All type ids `type_id` (not the windows': HF's `set_type_ids`)."
+        return Tokens(self.ids, self.tokens, self.offsets, [type_id] * len(self.ids), self.special, self.words, self.ranges, self.overflowing)
+    def sequence(self, i: int) -> Tokens:
+        "All tokens sequence `i` (HF's `set_sequence_id`; the pipeline numbers its own `Tokens` in place)."
+        return Tokens(self.ids, self.tokens, self.offsets, self.type_ids, self.special, self.words, {**self.ranges, i: (0, len(self.ids))}, self.overflowing)
+    def with_offsets(self, offsets: list) -> Tokens: return Tokens(self.ids, self.tokens, offsets, self.type_ids, self.special, self.words, self.ranges, self.overflowing)
     @staticmethod
     def join(parts: list[Tokens]) -> Tokens:
-        "`parts[0] + parts[1] + ...`, each list built once (not once per `+`)."
+        "`parts[0] + parts[1] + ...`, each list built once (not once per `+`) where no part has windows."
+        if len(parts) == 1: return parts[0]
+        if any(p.overflowing for p in parts): return reduce(add, parts, Tokens())
         out = Tokens()
-        for p in parts: out.ids += p.ids; out.tokens += p.tokens; out.offsets += p.offsets; out.type_ids += p.type_ids; out.special += p.special
+        for p in parts:
+            n = len(out.ids)
+            if p.ranges: out.ranges.update({k: (s + n, e + n) for k, (s, e) in p.ranges.items()})
+            out.ids += p.ids; out.tokens += p.tokens; out.offsets += p.offsets; out.type_ids += p.type_ids; out.special += p.special; out.words += p.words
         return out
 
 def special_tokens(ids: list[int], tokens: list[str], type_id: int = 0) -> Tokens:
-    "`Tokens` of special tokens: no text behind them, so offsets `(0, 0)`."
+    "`Tokens` of special tokens: no text behind them, so offsets `(0, 0)` and no word."
     return Tokens(list(ids), list(tokens), [(0, 0)] * len(ids), [type_id] * len(ids), [1] * len(ids))
 
 # %% ../nbs/07e_processors.ipynb #3d57057b
@@ -78,7 +101,7 @@ class TemplateProcessing:
     def process(self, encs: list[Tokens], add_special_tokens: bool, trim=None) -> Tokens:
         parts = []
         for kind, i, type_id in self._pair if len(encs) == 2 else self._single:
-            if kind == "Sequence": parts.append(encs[i != "A"].typed(type_id))
+            if kind == "Sequence": parts.append(encs[i != "A"].typed(type_id))  # (HF: the windows keep their type ids)
             elif add_special_tokens: parts.append(special_tokens(self.special_tokens[i]["ids"], self.special_tokens[i]["tokens"], type_id))
         return Tokens.join(parts)
 
@@ -94,7 +117,9 @@ def trim_offsets(t: Tokens, add_prefix_space: bool) -> Tokens:
         if lead and not ((k == 0 or s == 0) and add_prefix_space and lead == 1): s = min(s + lead, e)
         if trail and e >= trail: e = max(e - trail, s)
         offsets.append((s, e))
-    return Tokens(t.ids, t.tokens, offsets, t.type_ids, t.special)
+    out = t.with_offsets(offsets)
+    out.overflowing = [trim_offsets(o, add_prefix_space) for o in t.overflowing]  # (HF trims the windows cut off too)
+    return out
 
 @part("post_processor", "ByteLevel")
 @dataclass
@@ -105,9 +130,16 @@ class ByteLevelProcessing:
     def added(self, pair): return 0
     def process(self, encs, add_special_tokens, trim=None):  # `trim`: a faster `trim_offsets` (the fast path's)
         encs = [(trim or trim_offsets)(t, self.add_prefix_space) for t in encs] if self.trim_offsets else encs
-        return sum(encs[1:], encs[0])
+        return Tokens.join(encs)
 
 # %% ../nbs/07e_processors.ipynb #6e0d91c8
+def _wrapped(t: Tokens, before: Tokens, after: Tokens, i: int, type_ids=None) -> Tokens:
+    "`before`, `t`, `after`, with sequence `i` the tokens of `t`, and the windows cut off from `t` wrapped alike: HF's processors' own merge."
+    out = Tokens.join([before, t, after])
+    out.ranges, out.overflowing = {i: (len(before.ids), len(before.ids) + len(t.ids))}, [_wrapped(o, before, after, i, type_ids) for o in t.overflowing]
+    if type_ids is not None: out.type_ids = [type_ids] * len(out.ids)
+    return out
+
 @part("post_processor", "RobertaProcessing")
 @dataclass
 class RobertaProcessing:
@@ -118,9 +150,9 @@ class RobertaProcessing:
     def added(self, pair): return 4 if pair else 2
     def process(self, encs, add_special_tokens, trim=None):
         encs = [((trim or trim_offsets)(t, self.add_prefix_space) if self.trim_offsets else t).typed(0) for t in encs]
-        if not add_special_tokens: return sum(encs[1:], encs[0])
+        if not add_special_tokens: return Tokens.join(encs)
         cls, sep = special_tokens([self.cls[1]], [self.cls[0]]), special_tokens([self.sep[1]], [self.sep[0]])
-        return Tokens.join([cls, encs[0], sep] + ([sep, encs[1], sep] if len(encs) == 2 else []))
+        return Tokens.join([_wrapped(encs[0], cls, sep, 0, 0)] + ([_wrapped(encs[1], sep, sep, 1, 0)] if len(encs) == 2 else []))
 
 # %% ../nbs/07e_processors.ipynb #5e66f75d
 @part("post_processor", "BertProcessing")
@@ -130,10 +162,9 @@ class BertProcessing:
     cls: list
     def added(self, pair): return 3 if pair else 2
     def process(self, encs, add_special_tokens, trim=None):
-        if not add_special_tokens: return sum(encs[1:], encs[0])
-        sep = special_tokens([self.sep[1]], [self.sep[0]])
-        out = [special_tokens([self.cls[1]], [self.cls[0]]), encs[0].typed(0), sep]
-        return Tokens.join(out + [encs[1].typed(1), sep.typed(1)] if len(encs) == 2 else out)
+        if not add_special_tokens: return Tokens.join(encs)
+        cls, sep = special_tokens([self.cls[1]], [self.cls[0]]), special_tokens([self.sep[1]], [self.sep[0]])
+        return Tokens.join([_wrapped(encs[0], cls, sep, 0)] + ([_wrapped(encs[1].typed(1), Tokens(), sep.typed(1), 1)] if len(encs) == 2 else []))
 
 # %% ../nbs/07e_processors.ipynb #bea07ccd
 @part("post_processor", "Sequence")
@@ -146,7 +177,7 @@ class ProcessorSequence:
         for p in self.processors[:-1]:  # HF passes the parts on separately until the last
             if isinstance(p, (ByteLevelProcessing,)): encs = [(trim or trim_offsets)(t, p.add_prefix_space) if p.trim_offsets else t for t in encs]
             else: encs = [p.process(encs, add_special_tokens, trim)]
-        return self.processors[-1].process(encs, add_special_tokens, trim) if self.processors else sum(encs[1:], encs[0])
+        return self.processors[-1].process(encs, add_special_tokens, trim) if self.processors else Tokens.join(encs)
 
 # %% ../nbs/07e_processors.ipynb #0d8ba5fc
 _TRUNCATION = {"direction": "Right", "max_length": 512, "strategy": "LongestFirst", "stride": 0}
@@ -160,12 +191,27 @@ def _options(d, defaults: dict, name: str) -> dict | None:
         if k not in defaults: raise Unsupported(f"{name}: unknown key {k!r} (known: {sorted(defaults)})")
     return {**defaults, **d}
 
-def truncate(encs: list[Tokens], max_length: int, strategy: str = "LongestFirst", direction: str = "Right") -> list[Tokens]:
-    "`encs` (one or two) cut to at most `max_length` tokens together, by HF's strategies."
-    keep = lambda t, n: t[:n] if direction == "Right" else t[len(t.ids) - n:]
+def windows(t: Tokens, max_len: int, stride: int = 0, direction: str = "Right") -> Tokens:
+    "`t`'s first `max_len` tokens (`direction='Left'`: its last), the rest in `overflowing` windows of `max_len` that overlap by `stride`."
+    n = len(t.ids)
+    if max_len >= n: return t
+    if max_len == 0: return Tokens(overflowing=[t])  # (as HF: the whole text is the one window cut off)
+    if stride >= max_len: raise ValueError(f"truncation stride {stride} must be less than max_length {max_len} (what is left of max_length after the special tokens)")
+    step, spans = max_len - stride, []
+    if direction == "Right":
+        while not spans or spans[-1][1] < n: s = len(spans) * step; spans.append((s, min(s + max_len, n)))
+    else:
+        while not spans or spans[-1][0] > 0: e = n - len(spans) * step; spans.append((max(e - max_len, 0), e))
+    first = t[spans[0][0]:spans[0][1]]
+    first.overflowing = [t[s:e] for s, e in spans[1:]]
+    return first
+
+def truncate(encs: list[Tokens], max_length: int, strategy: str = "LongestFirst", direction: str = "Right", stride: int = 0) -> list[Tokens]:
+    "`encs` (one or two) cut to at most `max_length` tokens together, by HF's strategies; what is cut goes to `overflowing` (see `windows`)."
+    keep = lambda t, n: windows(t, n, stride, direction)
+    if max_length == 0: return [keep(t, 0) for t in encs]  # every text emptied, whatever the strategy (as HF)
     n1, n2 = len(encs[0].ids), sum(len(t.ids) for t in encs[1:])
     if n1 + n2 <= max_length: return encs
-    if max_length == 0: return [t[:0] for t in encs]  # every text emptied, whatever the strategy (as HF)
     if strategy == "LongestFirst" and len(encs) == 2:
         a, b = sorted((n1, n2))
         b = a if a > max_length else max(a, max_length - a)
@@ -186,12 +232,15 @@ def pad_length(lengths: list[int], padding: dict) -> int:
     m = padding["pad_to_multiple_of"]
     return -(-n // m) * m if m else n
 
-def pad(t: Tokens, n: int, padding: dict) -> tuple[Tokens, list[int]]:
-    "`t` padded to `n` tokens, and its attention mask."
-    k = max(n - len(t.ids), 0)
+def pad(t: Tokens, n: int, padding: dict) -> Tokens:
+    "`t` and its windows padded to `n` tokens: pad tokens are special, of no word and no sequence, attention 0."
+    k, over = max(n - len(t.ids), 0), [pad(o, n, padding) for o in t.overflowing]
     p = Tokens([padding["pad_id"]] * k, [padding["pad_token"]] * k, [(0, 0)] * k, [padding["pad_type_id"]] * k, [1] * k)
-    mask = [1] * len(t.ids)
-    return (t + p, mask + [0] * k) if padding["direction"] == "Right" else (p + t, [0] * k + mask)
+    mask = t.attention or [1] * len(t.ids)
+    if padding["direction"] == "Right": out, out.attention = t + p, mask + [0] * k
+    else: out, out.attention = p + t, [0] * k + mask
+    out.overflowing = over
+    return out
 
 # %% ../nbs/07e_processors.ipynb #01dc5e05b
 ByteLevelProcessing.trims_alone = RobertaProcessing.trims_alone = property(lambda self: self.trim_offsets and not self.add_prefix_space)
@@ -221,7 +270,6 @@ def _trim_columns(tokens: list[str], starts, ends, add_prefix_space: bool) -> tu
 
 def quick_trim(t: Tokens, add_prefix_space: bool) -> Tokens:
     "`trim_offsets(t, add_prefix_space)` for all tokens at once, each token's spaces from a cache."
-    if not t.ids: return t
-    new, ends = _trim_columns(t.tokens, *zip(*t.offsets), add_prefix_space)
-    return Tokens(t.ids, t.tokens, list(zip(new, ends)), t.type_ids, t.special)
-
+    out = t.with_offsets(list(zip(*_trim_columns(t.tokens, *zip(*t.offsets), add_prefix_space))) if t.ids else [])
+    if t.overflowing: out.overflowing = [quick_trim(o, add_prefix_space) for o in t.overflowing]
+    return out

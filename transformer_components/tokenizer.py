@@ -57,23 +57,30 @@ class Tokenizer:
 # %% ../nbs/01_tokenizer.ipynb #tk000008
 class Encoding(list):
     "The ids of one text (`list[int]`, the object itself), with `tokens`, `offsets`, `type_ids` and `attention_mask`."
-    __slots__ = ("_tokens", "_offsets", "_type_ids", "_source", "_inputs")
+    __slots__ = ("_tokens", "_offsets", "_type_ids", "_source", "_inputs", "_words", "_special", "_ranges", "_overflowing")
 
     def __init__(self,
                  ids: Iterable[int] = (),  # token ids
                  tokens: list[str] | None = None,  # the token string of each id
                  offsets: list[tuple[int, int]] | None = None,  # `(start, end)` characters of the text each token covers
                  type_ids: list[int] | None = None,  # 0 for the first text, 1 for a pair's second (default all 0)
+                 words: list[int | None] | None = None,  # the word of its text each token comes from (see [encodings](07h_encodings.ipynb)), or a function that makes `(ids, words)`
+                 special_tokens_mask: list[int] | None = None,  # 1 for a token the post-processor or padding added (default all 0)
+                 sequence_ranges: dict | None = None,  # sequence index -> `(start, stop)` of its tokens (default: one sequence, all tokens)
+                 overflowing: list | None = None,  # the `Encoding`s of the windows truncation cut off
                 ):
         super().__init__(ids)
-        for name, v in (("tokens", tokens), ("offsets", offsets), ("type_ids", type_ids)):
+        for name, v in (("tokens", tokens), ("offsets", offsets), ("type_ids", type_ids), ("words", words), ("special_tokens_mask", special_tokens_mask)):
             if v is not None and len(v) != len(self): raise ValueError(f"{name} has {len(v)} entries for {len(self)} ids")
-        self._tokens, self._offsets, self._type_ids = tokens, offsets, type_ids
+        self._tokens, self._offsets, self._type_ids, self._words = tokens, offsets, type_ids, words
+        self._special, self._ranges, self._overflowing = special_tokens_mask, sequence_ranges, overflowing
 
     def __repr__(self): return f"Encoding(ids={list(self)}, tokens={self.tokens}, offsets={self.offsets})"
 
-    def __reduce__(self):  # pickles the computed fields, never the tokenizer behind a lazy encoding (below)
-        return (Encoding, (list(self), self.tokens, self.offsets, getattr(self, "_type_ids", None)))
+    def __reduce__(self):  # pickles the computed fields, never the tokenizer behind a lazy encoding (below) or behind words made later
+        words = getattr(self, "_words", None)
+        return (Encoding, (list(self), self.tokens, self.offsets, getattr(self, "_type_ids", None), words()[1] if callable(words) else words,
+                           getattr(self, "_special", None), getattr(self, "_ranges", None), getattr(self, "_overflowing", None)))
 
 # %% ../nbs/01_tokenizer.ipynb #tk000010
 @patch(as_prop=True)
@@ -109,7 +116,7 @@ def offsets(self: Encoding) -> list[tuple[int, int]]:
 def pair_encoding(first: Encoding, second: Encoding) -> Encoding:
     "`first` then `second` as one `Encoding` of a text pair: type ids 0 then 1; offsets stay in each own text."
     return Encoding(list(first) + list(second), first.tokens + second.tokens, first.offsets + second.offsets,
-                    [0] * len(first) + [1] * len(second))
+                    [0] * len(first) + [1] * len(second), sequence_ranges={0: (0, len(first)), 1: (len(first), len(first) + len(second))})
 
 # %% ../nbs/01_tokenizer.ipynb #tk000041
 def _as_int(
@@ -606,13 +613,20 @@ _WORKER = {}  # in a worker process: the tokenizer it encodes with
 
 def _start_worker(tok: Tokenizer): _WORKER["tok"] = tok
 
+def _words_left_behind(e: Encoding) -> Encoding:
+    "`e` (and its windows) without the function that would make its word ids (it holds the tokenizer): the receiver makes its own."
+    if callable(getattr(e, "_words", None)):
+        e._words = None
+        for o in getattr(e, "_overflowing", None) or (): _words_left_behind(o)
+    return e
+
 def _encode_in_worker(texts: list[str], options: dict) -> tuple:
     "Encode `texts` in a worker: `(ids of all, one after another; count per text; {position: Encoding, or inputs other than the text})`."
     enc, ids, counts, other = _WORKER["tok"].encode, array("i"), array("i"), {}
     for k, t in enumerate(texts):
         e = enc(t, **options)
         ids.extend(e); counts.append(len(e))
-        if getattr(e, "_source", None) is None: other[k] = e  # computed eagerly: it travels whole
+        if getattr(e, "_source", None) is None: other[k] = _words_left_behind(e)  # computed eagerly: it travels whole
         elif e._inputs is not t: other[k] = e._inputs
     return ids, counts, other
 
@@ -626,6 +640,8 @@ def _worker_pool(self: Tokenizer, num_workers: int):
         self._pool = (num_workers, ProcessPoolExecutor(num_workers, initializer=_start_worker, initargs=(self,)))
     return self._pool[1]
 
+Tokenizer._words_later = lambda self, enc, text, options: None  # a tokenizer whose word ids are made later gives `enc` what makes them
+
 @patch
 def _encode_parallel(self: Tokenizer, texts: list[str], num_workers: int, options: dict) -> list[Encoding]:
     "`encode` of each text, the texts shared among `num_workers` processes in slices of about equal length."
@@ -633,6 +649,8 @@ def _encode_parallel(self: Tokenizer, texts: list[str], num_workers: int, option
     for part, (ids, counts, other) in zip(parts, self._worker_pool(num_workers).map(_encode_in_worker, parts, [options] * len(parts))):
         ends = list(accumulate(counts))
         encs = list(map(Encoding.lazy, map(ids.tolist().__getitem__, map(slice, [0, *ends[:-1]], ends)), repeat(self), part))
-        for j, x in other.items(): encs[j] = x if isinstance(x, Encoding) else Encoding.lazy(encs[j], self, x)
+        for j, x in other.items():
+            encs[j] = x if isinstance(x, Encoding) else Encoding.lazy(encs[j], self, x)
+            if isinstance(x, Encoding) and getattr(x, "_words", None) is None: self._words_later(x, part[j], options)
         out += encs
     return out
