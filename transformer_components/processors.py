@@ -14,8 +14,9 @@ from .parts import _refuse, _sequence_parts, part, Unsupported
 from .pre_tokenizers import _B2U
 
 # %% auto #0
-__all__ = ['Tokens', 'special_tokens', 'TemplateProcessing', 'trim_offsets', 'ByteLevelProcessing', 'RobertaProcessing',
-           'BertProcessing', 'ProcessorSequence', 'windows', 'truncate', 'pad_length', 'pad', 'quick_trim']
+__all__ = ['MAX_LENGTH', 'Tokens', 'special_tokens', 'TemplateProcessing', 'trim_offsets', 'ByteLevelProcessing',
+           'RobertaProcessing', 'BertProcessing', 'ProcessorSequence', 'windows', 'truncate', 'pad_length', 'pad',
+           'quick_trim']
 
 # %% ../nbs/07e_processors.ipynb #8bffa07b
 @dataclass(slots=True)  # (made several times per encoded text: slots make that cheaper)
@@ -72,7 +73,8 @@ def _template(p, name: str) -> list[tuple[str, str, int]]:
     out = []
     for x in getattr(p, name):
         (kind, v), = x.items() if isinstance(x, dict) and len(x) == 1 else [(None, None)]
-        if kind not in ("Sequence", "SpecialToken") or set(v) != {"id", "type_id"}: _refuse(p, name, f"entry {x!r} is not a Sequence or SpecialToken")
+        if kind not in ("Sequence", "SpecialToken") or not isinstance(v, dict) or set(v) != {"id", "type_id"} or type(v["id"]) is not str:
+            _refuse(p, name, f"entry {x!r} is not a Sequence or SpecialToken of a str id and a type_id")
         if kind == "Sequence" and name == "single" and v["id"] != "A": _refuse(p, name, f"uses ${v['id']}, but one text is $A (HF fails on it)")
         if kind == "SpecialToken" and v["id"] not in p.special_tokens: _refuse(p, name, f"names {v['id']!r}, which is not in special_tokens")
         if kind == "Sequence" and v["id"] not in ("A", "B")[:1 + (name == "pair")]: _refuse(p, name, f"names sequence {v['id']!r}; the {name} template has {'A' if name == 'single' else 'A and B'}")
@@ -133,6 +135,13 @@ class ByteLevelProcessing:
         return Tokens.join(encs)
 
 # %% ../nbs/07e_processors.ipynb #6e0d91c8
+def _check_pairs(p):
+    "Refuse a `sep` or `cls` that is not `[token, id]`."
+    for name in ("sep", "cls"):
+        v = getattr(p, name)
+        if not (isinstance(v, (list, tuple)) and len(v) == 2 and type(v[0]) is str and type(v[1]) is int and v[1] >= 0):
+            _refuse(p, name, f"must be [token, id], got {v!r}")
+
 def _wrapped(t: Tokens, before: Tokens, after: Tokens, i: int, type_ids=None) -> Tokens:
     "`before`, `t`, `after`, with sequence `i` the tokens of `t`, and the windows cut off from `t` wrapped alike: HF's processors' own merge."
     out = Tokens.join([before, t, after])
@@ -147,6 +156,7 @@ class RobertaProcessing:
     cls: list
     trim_offsets: bool = True
     add_prefix_space: bool = True
+    def __post_init__(self): _check_pairs(self)
     def added(self, pair): return 4 if pair else 2
     def process(self, encs, add_special_tokens, trim=None):
         encs = [((trim or trim_offsets)(t, self.add_prefix_space) if self.trim_offsets else t).typed(0) for t in encs]
@@ -160,6 +170,7 @@ class RobertaProcessing:
 class BertProcessing:
     sep: list
     cls: list
+    def __post_init__(self): _check_pairs(self)
     def added(self, pair): return 3 if pair else 2
     def process(self, encs, add_special_tokens, trim=None):
         if not add_special_tokens: return Tokens.join(encs)
@@ -183,13 +194,29 @@ class ProcessorSequence:
 _TRUNCATION = {"direction": "Right", "max_length": 512, "strategy": "LongestFirst", "stride": 0}
 _PADDING = {"strategy": "BatchLongest", "direction": "Right", "pad_to_multiple_of": None, "pad_id": 0, "pad_type_id": 0, "pad_token": "[PAD]"}
 
+MAX_LENGTH = 1_000_000  # the longest length a file may ask to truncate or pad to: a larger one is refused, not allocated
+
+_length = lambda low: (lambda v: type(v) is int and low <= v <= MAX_LENGTH, f"an integer from {low} to {MAX_LENGTH:,}")
+_OPTION_CHECKS = {  # section -> key -> (test, what it must be)
+    "truncation": {"direction": (lambda v: v in ("Right", "Left"), "'Right' or 'Left'"), "max_length": _length(0), "stride": _length(0),
+                   "strategy": (lambda v: v in ("LongestFirst", "OnlyFirst", "OnlySecond"), "'LongestFirst', 'OnlyFirst' or 'OnlySecond'")},
+    "padding": {"direction": (lambda v: v in ("Right", "Left"), "'Right' or 'Left'"),
+                "strategy": (lambda v: v == "BatchLongest" or isinstance(v, dict) and list(v) == ["Fixed"] and _length(0)[0](v["Fixed"]),
+                             f"'BatchLongest' or {{'Fixed': n}} with n from 0 to {MAX_LENGTH:,}"),
+                "pad_to_multiple_of": (lambda v: v is None or _length(1)[0](v), f"null or an integer from 1 to {MAX_LENGTH:,}"),
+                "pad_id": _length(0), "pad_type_id": _length(0), "pad_token": (lambda v: type(v) is str, "a string")},
+}
+
 def _options(d, defaults: dict, name: str) -> dict | None:
-    "`d` with the defaults filled in (`None` for none); `Unsupported` naming `name` and the key otherwise."
+    "`d` with the defaults filled in (`None` for none); `Unsupported` naming `name`, the key and what it must be otherwise."
     if d is None: return None
     if not isinstance(d, dict): raise Unsupported(f"{name}: expected an object or null, got {type(d).__name__}")
     for k in d:
         if k not in defaults: raise Unsupported(f"{name}: unknown key {k!r} (known: {sorted(defaults)})")
-    return {**defaults, **d}
+    out = {**defaults, **d}
+    for k, (ok, want) in _OPTION_CHECKS[name].items():
+        if not ok(out[k]): raise Unsupported(f"{name}: {k} must be {want}, got {out[k]!r}")
+    return out
 
 def windows(t: Tokens, max_len: int, stride: int = 0, direction: str = "Right") -> Tokens:
     "`t`'s first `max_len` tokens (`direction='Left'`: its last), the rest in `overflowing` windows of `max_len` that overlap by `stride`."
