@@ -15,7 +15,7 @@ from itertools import accumulate, repeat
 import regex
 from .tokenizer import WHITE_SPACE
 from .wordpiece import _char_class, _CJK_RE, _CONTROL_RE, _lower, _MARK_RE, _NFD_KEEP, _normalize_ascii, _SPACE_TABLE
-from .parts import _pattern, _sequence_parts, find_spans, finditer, Normalized, part, transform
+from .parts import _pattern, _refuse, _sequence_parts, find_spans, finditer, Normalized, part, transform
 
 
 # %% auto #0
@@ -203,7 +203,9 @@ class Precompiled:
     "SentencePiece's normalization table (`precompiled_charsmap`): each longest key found in the text replaced by its value."
     precompiled_charsmap: str | None  # base64 of the map
     def __post_init__(self):
-        self._map = CharsMap(base64.b64decode(self.precompiled_charsmap)) if self.precompiled_charsmap else None
+        try: raw = base64.b64decode(self.precompiled_charsmap, validate=True) if self.precompiled_charsmap else None
+        except ValueError as e: _refuse(self, "precompiled_charsmap", f"is not base64 ({e})")
+        self._map = CharsMap(raw) if raw else None
 
     def normalize(self, n: Normalized) -> Normalized:
         if self._map is None: return n

@@ -10,7 +10,7 @@ from collections import Counter
 from collections.abc import Iterable
 from functools import partial
 from itertools import accumulate, chain, compress, count, repeat
-from operator import add, is_, itemgetter
+from operator import add, is_
 from typing import NamedTuple
 from .bpe import _LEAD, _surrogate_error, _WordCache
 from .tokenizer import _as_int, _gaps, Encoding, find_added, read_added_tokens, Tokenizer
@@ -275,7 +275,6 @@ class _FastState(NamedTuple):
     unknowns: bool  # those ids may hold unknown tokens, as minus their length (`unknown_is_text`)
     trim: bool  # the post-processor's trimming is done as the offsets are made
     chunk_ids: dict | None  # chunk (the last pre-tokenizer's `chunks`) -> its ids alone (`None`: no such form)
-    chunk_entries: dict  # chunk (the one cutting pre-tokenizer's `chunks`) -> its (ids, tokens, offsets)
 
 def _chunk_ids(last, ids: dict, chunk: str) -> tuple | bool:
     "The ids of `chunk` (see `chunks`): its pieces' ids one after another; `False` where a piece's ids are not its own parts."
@@ -292,7 +291,7 @@ def _fast_state(self: PipelineTokenizer) -> _FastState | bool:
     unknowns = getattr(self.model, "unknown_is_text", False)
     ids = None if ids_of is None else _WordCache(ids_of, 100_000)
     chunks = ids is not None and not plan[0] and plan[2] is None and hasattr(plan[1], "chunks")  # the last part alone cuts, in chunks
-    return _FastState(*plan, byte_level, {}, {}, ids, unknowns, trim, _WordCache(partial(_chunk_ids, plan[1], ids), 100_000) if chunks else None, {})
+    return _FastState(*plan, byte_level, {}, {}, ids, unknowns, trim, _WordCache(partial(_chunk_ids, plan[1], ids), 100_000) if chunks else None)
 
 
 # %% ../nbs/07g_pipeline.ipynb #9411532a
@@ -316,27 +315,20 @@ class _WordIds(list):
     def __init__(self): super().__init__(); self.n = 0
 
 # %% ../nbs/07g_pipeline.ipynb #2d388b44
-def _frozen(entry: tuple) -> tuple:
-    """A piece's `(ids, tokens, offsets, words from 0, number of words)` as it is cached: `(ids, tokens, starts, ends,
-    words, number)`, tuples (the garbage collector stops tracking them; the offsets as two columns, added to at once)."""
-    ids, tokens, offsets, words, n = entry
-    return tuple(ids), tuple(tokens), tuple(s for s, _ in offsets), tuple(e for _, e in offsets), tuple(words), n
+_frozen = lambda e: (*map(tuple, e[:4]), e[4])  # (tuples of numbers and text: the garbage collector stops tracking them)
 
 def _fast_words(self: PipelineTokenizer, text: str, base: int, first: bool, ids: list, tokens: list, offsets: list, words: _WordIds | None,
                 cutting: bool = True, trim: bool = False, chunking: bool = True) -> bool:
     """Append the ids, tokens, offsets (`base` added) and words (unless `None`) of normalized text `text` (`first`: it starts the original text):
     cut by the cutting pre-tokenizers, each piece's tokens from a cache, else from the last pre-tokenizer and the model.
-    `trim`: trim the offsets too where they are made all at once; returns whether it did. `chunking`: in the pre-tokenizer's
-    chunks where it offers them and no words are asked for, each chunk's tokens from a cache (`False` for a chunk itself)."""
+    `trim`: trim the offsets too where they are made all at once; returns whether it did. `chunking`: in the last
+    pre-tokenizer's chunks where it offers them and no words are asked for, each chunk's ids from a cache."""
     plan = self._fast
     cutters, last, cut, entries, ids_of = plan.cutters, plan.last, plan.cut, plan.entries, plan.ids
     chunking = chunking and words is None  # (a chunk holds several words: word ids are made piece by piece)
     if cutting and cutters:
-        if chunking and len(cutters) == 1 and hasattr(cutters[0], "chunks") and not getattr(last, "first_differs", False):
-            pre, pieces, starts = cutters[0].chunks(text, first); cache, special = plan.chunk_entries, False
-        else:
-            (pieces, starts), pre, cache = _cut_all(cutters, text), 0, plan.cut_entries
-            special = first and pieces and starts[0] == 0 and getattr(last, "first_differs", False)
+        (pieces, starts), pre, cache = _cut_all(cutters, text), 0, plan.cut_entries
+        special = first and pieces and starts[0] == 0 and getattr(last, "first_differs", False)
     else:
         if chunking and plan.chunk_ids is not None and (got := last.chunks(text, first)) is not None:  # each chunk's ids at once
             got, (pre, pieces, _) = list(map(plan.chunk_ids.__getitem__, got[1])), got
@@ -347,10 +339,6 @@ def _fast_words(self: PipelineTokenizer, text: str, base: int, first: bool, ids:
             if False not in got: return self._add_pieces(pieces, got, text, base, pre, trim, ids, tokens, offsets, words, (), [0] * len(pieces) if cut and words is not None else None)
         starts = [0, *accumulate(map(len, pieces))][:-1]
     def entry(w, special):  # `(ids, tokens, offsets, words from 0, number of words)` of piece `w`
-        if cache is plan.chunk_entries:  # a chunk: its pieces, as a text of its own (its words are never asked for)
-            out = ([], [], [], None)
-            self._fast_words(w, 0, False, *out, chunking=False)
-            return *out[:3], (), 0
         if cache is entries or last is None:  # (no last part: the piece is the model's)
             i, t, o = self._model_entry(w, pre if special else 0)
             return i, t, o, [0] * len(i), 1
@@ -362,22 +350,21 @@ def _fast_words(self: PipelineTokenizer, text: str, base: int, first: bool, ids:
         self._fast_words(w, 0, special, *out, cutting=False)
         return *out, out[3].n
     rs = list(map(cache.get, pieces))
-    if special: rs[0] = _frozen(entry(pieces[0], True))
+    if special: rs[0] = entry(pieces[0], True)
     for k in [k for k, r in enumerate(rs) if r is None] if None in rs else ():
         if len(cache) > 100_000: cache.clear()
         if (r := cache.get(pieces[k])) is None:  # (a new word may come twice in a line)
             r = cache[pieces[k]] = _frozen(entry(pieces[k], False))
         rs[k] = r
     k = len(ids)
-    ids += chain.from_iterable(map(itemgetter(0), rs)); tokens += chain.from_iterable(map(itemgetter(1), rs))
+    for r in rs: ids += r[0]; tokens += r[1]
     if words is None: pass  # (not asked for)
     elif cut: words += repeat(words.n, len(ids) - k); words.n += bool(rs)  # (the model's safe cuts are the fast path's, not the pre-tokenizer's: one word)
     elif cache is entries or last is None:  # each piece one word
         words += [w for w, r in zip(count(words.n), rs) for _ in r[0]]; words.n += len(rs)
     else:  # a piece the last pre-tokenizer cuts further: the words of its entry
-        for r in rs: words += map(words.n.__add__, r[4]); words.n += r[5]
-    at = list(chain.from_iterable(map(repeat, map(add, starts, repeat(base - pre)), map(len, map(itemgetter(0), rs)))))  # token -> its piece's start
-    offsets += zip(map(add, chain.from_iterable(map(itemgetter(2), rs)), at), map(add, chain.from_iterable(map(itemgetter(3), rs)), at))
+        for r in rs: words += map(words.n.__add__, r[3]); words.n += r[4]
+    offsets += [(b + x, b + y) for b, r in zip(map(add, starts, repeat(base - pre)), rs) for x, y in r[2]]
     return False
 
 def _add_pieces(self: PipelineTokenizer, words: list, got: list, text: str, base: int, pre: int, trim: bool, ids: list, tokens: list, offsets: list,

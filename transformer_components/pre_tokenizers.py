@@ -381,15 +381,5 @@ def _chunks_byte_level(self: ByteLevel, text: str, first: bool) -> tuple[int, li
     if last in _SPACES or not all(p and p[0] not in _SPACES for p in parts[1:-1]): parts = _CUTS.split(t)
     return pre, [parts[0]] * bool(parts[0]) + [" " + q for q in parts[1:]], None
 
-def _chunks_at_spaces(self, text: str, first: bool) -> tuple[int, list[str], list[int]]:
-    """The runs between white space, and where each starts, for a part that drops white space and cuts at every space:
-    its pieces of the text are its pieces of each run."""
-    if "  " in text or not text.isprintable(): return 0, *WhitespaceSplit.cut(None, text)  # (other white space, or runs of it)
-    parts = text.split(" ")
-    starts = list(map(add, accumulate(map(len, parts[:-1]), initial=0), count()))  # (each part and its space)
-    a, b = int(not parts[0]), len(parts) - int(not parts[-1])  # a space at either end
-    return 0, parts[a:b], starts[a:b]
-
 ByteLevel.chunks = _chunks_byte_level
-WhitespaceSplit.chunks = Whitespace.chunks = BertPreTokenizer.chunks = _chunks_at_spaces
 
