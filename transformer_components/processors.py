@@ -85,6 +85,7 @@ def _template(p, name: str) -> list[tuple[str, str, int]]:
 @part("post_processor", "TemplateProcessing")
 @dataclass
 class TemplateProcessing:
+    "Special tokens and type ids around one text or a pair, as the `single` and `pair` templates spell them."
     single: list  # the template for one text
     pair: list  # the template for a pair
     special_tokens: dict  # name -> {"id": name, "ids": [...], "tokens": [...]}
@@ -126,6 +127,7 @@ def trim_offsets(t: Tokens, add_prefix_space: bool) -> Tokens:
 @part("post_processor", "ByteLevel")
 @dataclass
 class ByteLevelProcessing:
+    "GPT-2's: no special tokens; offsets trimmed of the spaces the tokens carry (`trim_offsets`)."
     add_prefix_space: bool = True
     trim_offsets: bool = True
     use_regex: bool = True  # (read by the pre-tokenizer)
@@ -152,6 +154,7 @@ def _wrapped(t: Tokens, before: Tokens, after: Tokens, i: int, type_ids=None) ->
 @part("post_processor", "RobertaProcessing")
 @dataclass
 class RobertaProcessing:
+    "`<s> A </s>` and `<s> A </s></s> B </s>`; offsets trimmed as `ByteLevel`'s."
     sep: list  # [token, id]
     cls: list
     trim_offsets: bool = True
@@ -168,6 +171,7 @@ class RobertaProcessing:
 @part("post_processor", "BertProcessing")
 @dataclass
 class BertProcessing:
+    "`[CLS] A [SEP]` and `[CLS] A [SEP] B [SEP]`, type ids 0 then 1."
     sep: list
     cls: list
     def __post_init__(self): _check_pairs(self)
@@ -181,6 +185,7 @@ class BertProcessing:
 @part("post_processor", "Sequence")
 @dataclass
 class ProcessorSequence:
+    "Its post-processors, one after the other."
     processors: list
     def __post_init__(self): self.processors = _sequence_parts("post_processor", self.processors, self)
     def added(self, pair): return sum(p.added(pair) for p in self.processors)
