@@ -64,7 +64,7 @@ class Encoding(list):
                  tokens: list[str] | None = None,  # the token string of each id
                  offsets: list[tuple[int, int]] | None = None,  # `(start, end)` characters of the text each token covers
                  type_ids: list[int] | None = None,  # 0 for the first text, 1 for a pair's second (default all 0)
-                 words: list[int | None] | None = None,  # the word of its text each token comes from (see [encodings](07h_encodings.ipynb)), or a function that makes `(ids, words)`
+                 words: list[int | None] | None = None,  # the word of its text each token comes from (see the encodings notebook, 07h), or a function that makes `(ids, words)`
                  special_tokens_mask: list[int] | None = None,  # 1 for a token the post-processor or padding added (default all 0)
                  sequence_ranges: dict | None = None,  # sequence index -> `(start, stop)` of its tokens (default: one sequence, all tokens)
                  overflowing: list | None = None,  # the `Encoding`s of the windows truncation cut off
