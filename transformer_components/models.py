@@ -59,6 +59,8 @@ class BPE:
     fuse_unk: bool = False
     byte_fallback: bool = False
     ignore_merges: bool = False  # a word in the vocabulary is one token
+    json_order = ("dropout", "unk_token", "continuing_subword_prefix", "end_of_word_suffix", "fuse_unk", "byte_fallback",
+                  "ignore_merges", "vocab", "merges")
 
     def __post_init__(self):
         if self.dropout not in (None, 0, 0.0): _refuse(self, "dropout", f"{self.dropout} is not supported (only null)")
@@ -150,6 +152,7 @@ class WordPieceModel:
     unk_token: str = "[UNK]"
     continuing_subword_prefix: str = "##"
     max_input_chars_per_word: int = 100
+    json_order = ("unk_token", "continuing_subword_prefix", "max_input_chars_per_word", "vocab")
 
     def __post_init__(self):
         if self.unk_token not in self.vocab: _refuse(self, "unk_token", f"{self.unk_token!r} is not in the vocab")

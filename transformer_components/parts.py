@@ -100,7 +100,8 @@ def _sequence_parts(stage: str, items: list, owner) -> list:
 def to_json(p) -> dict | None:
     "The JSON object of part `p` (`None` for none), as HF writes it."
     if p is None: return None
-    return {"type": p.type_name, **{f.name: _json_value(getattr(p, f.name)) for f in fields(p) if f.repr}}
+    names = getattr(p, "json_order", None) or [f.name for f in fields(p) if f.repr]  # HF's key order, where it differs from the fields'
+    return {"type": p.type_name, **{k: _json_value(getattr(p, k)) for k in names}}
 
 def _json_value(v): return [to_json(x) for x in v] if isinstance(v, list) and v and hasattr(v[0], "stage") else v
 

@@ -230,7 +230,7 @@ def from_json_dict(cls, d: dict, where: str = "<dict>") -> PipelineTokenizer:
 def to_json_dict(self: PipelineTokenizer) -> dict:
     "This tokenizer as a `tokenizer.json` object."
     return {"version": "1.0", "truncation": self.truncation, "padding": self.padding, "added_tokens": self._added_tokens_json(),
-            **{s: to_json(getattr(self, s)) for s in ("normalizer", "pre_tokenizer", "model", "post_processor", "decoder")}}
+            **{s: to_json(getattr(self, s)) for s in ("normalizer", "pre_tokenizer", "post_processor", "decoder", "model")}}
 
 PipelineTokenizer.from_json_dict, PipelineTokenizer.to_json_dict = classmethod(from_json_dict), to_json_dict
 PipelineTokenizer._read_fast = False  # "Making it fast" below turns the fast path on for the files read from then on

@@ -77,6 +77,7 @@ class Unigram:
     vocab: list  # `[piece, score]` per id
     unk_id: int | None = None  # the id of the unknown piece
     byte_fallback: bool = False  # unknown text as `<0xNN>` byte pieces when all are in the vocab
+    json_order = ("unk_id", "vocab", "byte_fallback")  # HF's
 
     def __post_init__(self):
         if not all(isinstance(p, list) and len(p) == 2 and isinstance(p[0], str) and isinstance(p[1], (int, float)) for p in self.vocab):
