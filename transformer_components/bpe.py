@@ -22,7 +22,7 @@ from fastcore.basics import patch
 from fastcore.meta import delegates
 
 from .core import check_positive_int
-from .tokenizer import AddedToken, Encoding, IdOffsetsEncoding, Tokenizer, _as_int, pair_encoding, read_added_tokens, tokenizer_json_model
+from .tokenizer import AddedToken, Encoding, IdOffsetsEncoding, Tokenizer, _as_int, _pretokenized_refused, pair_encoding, read_added_tokens, tokenizer_json_model
 
 # %% auto #0
 __all__ = ['GPT2_PATTERN', 'SHORT_WORD', 'count_pairs', 'merge_symbols', 'bytes_to_unicode', 'pretokenize', 'bpe_merge_word',
@@ -372,8 +372,10 @@ def encode(self: BPETokenizer,
            add_special_tokens: bool = True,  # changes nothing: BPE has no tokens of its own to add (GPT-2's post-processor adds none)
            allowed_special="none",  # special tokens to encode as such: "all", "none" or a collection
            disallowed_special="all",  # special tokens whose text raises `DisallowedSpecialToken` ("all": those not allowed)
+           is_pretokenized: bool = False,  # HF's lists of words: refused, see `_pretokenized_refused`
           ) -> Encoding:
     "The `Encoding` of `text` (ids, and on demand tokens and character offsets); empty for empty text."
+    if is_pretokenized: raise _pretokenized_refused(self)
     if pair is not None: return self._encode_pair(text, pair, allowed_special, disallowed_special)
     if not isinstance(text, str): _check_text(text)  # the check inlined: this runs once per text
     if self._added:

@@ -26,7 +26,8 @@ from .processors import _options, _PADDING, _trim_columns, _TRUNCATION
 from .encodings import *  # the alignment API of `Encoding`: word ids, sequence ids, character maps
 
 # %% auto #0
-__all__ = ['PaddedEncoding', 'PipelineTokenizer', 'encode', 'encode_batch', 'decode', 'from_json_dict', 'to_json_dict', 'train']
+__all__ = ['PaddedEncoding', 'PipelineTokenizer', 'encode', 'encode_batch', 'post_process', 'decode', 'from_json_dict',
+           'to_json_dict', 'train']
 
 # %% ../nbs/07g_pipeline.ipynb #dd7dc487
 class PaddedEncoding(Encoding):
@@ -112,8 +113,10 @@ def encode(self: PipelineTokenizer,
            add_special_tokens: bool = True,  # let the post-processor add its special tokens
            allowed_special="none",  # special tokens in the text to encode as such: "all", "none" or a collection
            disallowed_special="all",  # special tokens whose text raises `DisallowedSpecialToken`
+           is_pretokenized: bool = False,  # `text` (and `pair`) are lists of words, each encoded alone (see "Pre-tokenized input")
           ) -> Encoding:
     "The `Encoding` of `text` (and `pair`): ids, tokens, offsets into each text, type ids; truncated and padded as the file says."
+    if is_pretokenized: return self._finish(self._word_encodings(text, pair, add_special_tokens, allowed_special, disallowed_special), None, None)
     for name, t in (("text", text), ("pair", pair)):
         if t is not None and not isinstance(t, str): raise TypeError(f"{name} must be a str, got {type(t).__name__}")
     args = (text, pair, add_special_tokens, allowed_special, disallowed_special)
@@ -125,15 +128,20 @@ def _encodings(self: PipelineTokenizer, text, pair, add_special_tokens, allowed_
         if t and not t.isascii() and _SURROGATE.search(t): raise _surrogate_error(t, name)
     one = self._one_fast if self.fast else self._one
     encs = [one(t, k, allowed_special, disallowed_special, words) for k, t in enumerate([text] if pair is None else [text, pair])]
+    return self._processed(encs, add_special_tokens, self.fast)
+
+def _processed(self: PipelineTokenizer, encs: list[Tokens], add_special_tokens: bool, fast: bool = False, retype: bool = False) -> Tokens:
+    "`encs` (a text, or a pair) truncated and post-processed (`fast`: made by `_one_fast`, see `_fast_trim`; `retype`: type ids `k` for text `k` first, as HF's post-processors set them)."
     pp, cut = self.post_processor, self.truncation
     if cut is not None:
         room = pp.added(len(encs) == 2) if pp is not None and add_special_tokens else 0
         if room <= cut["max_length"]:  # (HF cuts nothing when the special tokens alone pass max_length)
             encs = truncate(encs, cut["max_length"] - room, cut["strategy"], cut["direction"], cut["stride"])
     if pp is None and len(encs) == 1: return encs[0]  # (one text, nothing around it: HF gives it no sequence range)
+    if retype and pp is not None: encs = [t.typed(k) for k, t in enumerate(encs)]
     for k, t in enumerate(encs):  # HF's sequence ranges, numbered in place (`t` is this call's own); a post-processor numbers the windows too
         for w in [t, *t.overflowing] if pp is not None else [t]: w.ranges[k] = (0, len(w.ids))
-    return pp.process(encs, add_special_tokens, self._fast_trim() if self.fast else None) if pp is not None else Tokens.join(encs)
+    return pp.process(encs, add_special_tokens, self._fast_trim() if fast else None) if pp is not None else Tokens.join(encs)
 
 class _WordsLater(NamedTuple):
     "How to make the word ids of an encoding of the fast path when they are first asked for: its text encoded again, recording them."
@@ -171,30 +179,90 @@ PipelineTokenizer._words_later = _words_later
 
 def _finish(self: PipelineTokenizer, t: Tokens, length: int | None, args: tuple) -> Encoding:
     """The `Encoding` of `t`, the encoding of `_encodings(*args)`, padded to `length` (default: as the padding section says
-    for `t` alone). The fast path's word ids are made when first asked for (recording them cost the fast path up to a fifth of its time)."""
+    for `t` alone). The fast path's word ids are made when first asked for (recording them cost the fast path up to a fifth of its time);
+    `args` `None`: `t` holds its words."""
     if self.padding is not None: length = pad_length([len(t.ids)] if length is None else [length], self.padding); t = pad(t, length, self.padding)
-    return _as_encoding(t, self.padding is not None, _WordsLater(self, args, length if self.padding is not None else None, []) if self.fast else None)
+    later = _WordsLater(self, args, length if self.padding is not None else None, []) if self.fast and args is not None else None
+    return _as_encoding(t, self.padding is not None, later)
 
 def encode_batch(self: PipelineTokenizer,
-                 texts,  # strs, or `(text, pair)` tuples
-                 num_workers: int = 1,  # processes to share the work (without padding, which needs the whole batch)
+                 texts,  # strs, or `(text, pair)` tuples; with `is_pretokenized`, lists of words or pairs of them
+                 num_workers: int = 1,  # processes to share the work (without padding, which needs the whole batch; not for pre-tokenized input)
+                 is_pretokenized: bool = False,  # each text is a list of words (see "Pre-tokenized input")
                  **options,  # `add_special_tokens`, `allowed_special`, `disallowed_special`
                 ) -> list[Encoding]:
     "`encode` of each text, padded together as the file's padding section says."
     if isinstance(texts, str): raise TypeError("texts must be an iterable of str, got one str: use encode")
     texts = list(texts)
-    if num_workers > 1 and self.padding is None and all(isinstance(t, str) for t in texts):
+    if num_workers > 1 and self.padding is None and not is_pretokenized and all(isinstance(t, str) for t in texts):
         return Tokenizer.encode_batch(self, texts, num_workers, **options)
-    for k, t in enumerate(texts):
-        if not (isinstance(t, str) or isinstance(t, (tuple, list)) and len(t) == 2 and all(isinstance(x, str) for x in t)):
-            raise TypeError(f"texts[{k}] must be a str or a (text, pair) of two str, got {str(t)[:60]!r}")
-    args = [(*(t if isinstance(t, (tuple, list)) else (t, None)), options.get("add_special_tokens", True),
-             options.get("allowed_special", "none"), options.get("disallowed_special", "all")) for t in texts]
-    ts = [self._encodings(*a) for a in args]
+    opts = (options.get("add_special_tokens", True), options.get("allowed_special", "none"), options.get("disallowed_special", "all"))
+    if is_pretokenized:
+        args = [_word_lists(t, f"texts[{k}]") for k, t in enumerate(texts)]
+        ts = [self._word_encodings(*a, *opts) for a in args]
+    else:
+        for k, t in enumerate(texts):
+            if not (isinstance(t, str) or isinstance(t, (tuple, list)) and len(t) == 2 and all(isinstance(x, str) for x in t)):
+                raise TypeError(f"texts[{k}] must be a str or a (text, pair) of two str, got {str(t)[:60]!r}")
+        args = [(*(t if isinstance(t, (tuple, list)) else (t, None)), *opts) for t in texts]
+        ts = [self._encodings(*a) for a in args]
     longest = max((len(t.ids) for t in ts), default=0)
-    return [self._finish(t, longest, a) for t, a in zip(ts, args)]
+    return [self._finish(t, longest, None if is_pretokenized else a) for t, a in zip(ts, args)]
 
 PipelineTokenizer.encode, PipelineTokenizer._encodings, PipelineTokenizer._finish, PipelineTokenizer.encode_batch = encode, _encodings, _finish, encode_batch
+PipelineTokenizer._processed = _processed
+
+# %% ../nbs/07g_pipeline.ipynb #pretok
+def _word_list(words, name: str, want: str = "a list of str (the words of one text)") -> list[str]:
+    "`words`, the words of one text; `TypeError` naming `name` and `want` unless it is a list or tuple of str."
+    if isinstance(words, (list, tuple)) and all(isinstance(w, str) for w in words): return words
+    got = type(words).__name__ if not isinstance(words, (list, tuple)) else f"{type(words).__name__} holding {type(next(w for w in words if not isinstance(w, str))).__name__}"
+    raise TypeError(f"{name} must be {want} with is_pretokenized=True, got {got}")
+
+def _word_lists(t, name: str) -> tuple:
+    "`(words, pair)` of one item of a pre-tokenized batch: a list of words (`pair` `None`), or a pair of such lists."
+    if isinstance(t, (list, tuple)) and len(t) == 2 and all(isinstance(x, (list, tuple)) for x in t):
+        return _word_list(t[0], f"{name}[0]"), _word_list(t[1], f"{name}[1]")
+    return _word_list(t, name, "a list of str (words) or a pair of such lists"), None
+
+def _word_encodings(self: PipelineTokenizer, words, pair, add_special_tokens, allowed_special, disallowed_special) -> Tokens:
+    "`_encodings` of pre-tokenized input: each word of `words` (and of `pair`) encoded as a text of its own, its tokens of word `i`."
+    texts = [_word_list(words, "text")] + ([] if pair is None else [_word_list(pair, "pair")])
+    one, encs = self._one_fast if self.fast else self._one, []
+    for k, ws in enumerate(texts):
+        parts = []
+        for i, w in enumerate(ws):
+            if w and not w.isascii() and _SURROGATE.search(w): raise _surrogate_error(w, f"{('text', 'pair')[k]}[{i}]")
+            t = one(w, k, allowed_special, disallowed_special, False); t.words = [i] * len(t.ids); parts.append(t)
+        encs.append(Tokens.join(parts))
+    return self._processed(encs, add_special_tokens, self.fast)
+
+PipelineTokenizer._word_encodings = _word_encodings
+
+# %% ../nbs/07g_pipeline.ipynb #post-process
+def _as_tokens(e, name: str) -> Tokens:
+    "`Tokens` of `Encoding` `e` and its windows, for `post_process`; each word rides with its token's attention (see `_part_attention`)."
+    if not isinstance(e, Encoding): raise TypeError(f"{name} must be an Encoding (from encode(..., add_special_tokens=False)), got {type(e).__name__}")
+    words = e.word_ids if getattr(e, "_words", None) is not None else [None] * len(e)
+    return Tokens(list(e), list(e.tokens), list(e.offsets), list(e.type_ids), e.special_tokens_mask, list(zip(words, e.attention_mask)),
+                  dict(getattr(e, "_ranges", None) or {}), [_as_tokens(o, name) for o in e.overflowing])
+
+def _part_attention(t: Tokens) -> Tokens:
+    "`t` and its windows with the `(word, attention)` of `_as_tokens` parted: a pad token keeps its 0 through the post-processor, which keeps words; a token it added has neither (no word, attention 1)."
+    t.words, t.attention = [w[0] if w else None for w in t.words], [w[1] if w else 1 for w in t.words]
+    for o in t.overflowing: _part_attention(o)
+    return t
+
+def post_process(self: PipelineTokenizer,
+                 encoding: Encoding,  # one text's encoding, made with `add_special_tokens=False`
+                 pair: Encoding | None = None,  # the second text's, likewise
+                 add_special_tokens: bool = True,  # let the post-processor add its special tokens
+                ) -> Encoding:
+    "HF's `post_process`: `encoding` (and `pair`) truncated as the file says, through the post-processor, then padded as the file says."
+    encs = [_as_tokens(encoding, "encoding")] + ([] if pair is None else [_as_tokens(pair, "pair")])
+    return self._finish(_part_attention(self._processed(encs, add_special_tokens, retype=True)), None, None)
+
+PipelineTokenizer.post_process = post_process
 
 # %% ../nbs/07g_pipeline.ipynb #6f2b7523
 def decode(self: PipelineTokenizer,

@@ -169,6 +169,14 @@ def encode_batch(self: Tokenizer,
     if check_positive_int("num_workers", num_workers) > 1: return self._encode_parallel(list(texts), num_workers, options)
     return [self.encode(t, **options) for t in texts]
 
+# %% ../nbs/01_tokenizer.ipynb #tk-pretok
+def _pretokenized_refused(tok: Tokenizer,
+                          instead: str = "read the same tokenizer.json with PipelineTokenizer.from_file (or convert this one: "
+                                         "PipelineTokenizer.from_json_dict(tok.to_json_dict())), whose encode takes lists of words as HF's does",
+                         ) -> NotImplementedError:
+    "The error `encode(..., is_pretokenized=True)` raises where `tok` does not take lists of words; `instead` says what to do."
+    return NotImplementedError(f"{type(tok).__name__}.encode does not take pre-tokenized input (is_pretokenized=True): {instead}")
+
 # %% ../nbs/01_tokenizer.ipynb #tk000044
 @patch
 def decode_batch(self: Tokenizer,

@@ -10,7 +10,7 @@ from collections.abc import Iterable, Sequence
 from fastcore.basics import patch
 
 from .core import check_choice, check_positive_int
-from .tokenizer import AddedToken, Encoding, Tokenizer, _Added, _as_int, added_token_json, pair_encoding, parse_added_token
+from .tokenizer import AddedToken, Encoding, Tokenizer, _Added, _as_int, _pretokenized_refused, added_token_json, pair_encoding, parse_added_token
 
 # %% auto #0
 __all__ = ['KERAS_FILTERS', 'text_to_word_sequence', 'WordTokenizer', 'UnknownWordError', 'pad_sequences']
@@ -186,8 +186,10 @@ def encode(self: WordTokenizer,
            add_special_tokens: bool = True,  # no effect: this tokenizer adds no special tokens of its own
            allowed_special="none",  # special tokens to encode as such: "all", "none" or a collection
            disallowed_special="all",  # special tokens whose text raises `DisallowedSpecialToken` ("all": those not allowed)
+           is_pretokenized: bool = False,  # HF's lists of words: refused (this tokenizer records no words)
           ) -> Encoding:
     "The `Encoding` of `text` (then `pair`): ids as `texts_to_sequences` gives them, tokens, each word's `(start, end)` in its text."
+    if is_pretokenized: raise _pretokenized_refused(self, "it records no words; join the words with its split character, or use a PipelineTokenizer with a WordLevel model")
     if pair is not None:
         return pair_encoding(self._encode_text(text, "text", allowed_special, disallowed_special),
                              self._encode_text(pair, "pair", allowed_special, disallowed_special))

@@ -20,7 +20,7 @@ from pathlib import Path
 from fastcore.basics import patch
 
 from .core import atomic_write, check_choice, check_positive_int
-from .tokenizer import AddedToken, Encoding, IdOffsetsEncoding, Tokenizer, _as_int, _segments, find_added, read_added_tokens, tokenizer_json_model
+from .tokenizer import AddedToken, Encoding, IdOffsetsEncoding, Tokenizer, _as_int, _pretokenized_refused, _segments, find_added, read_added_tokens, tokenizer_json_model
 
 # %% auto #0
 __all__ = ['BERT_SPECIAL_TOKENS', 'wordpiece_split', 'bert_normalize', 'bert_pre_tokenize', 'WordPiece', 'count_words',
@@ -354,8 +354,10 @@ def encode(self: WordPiece,
     add_special_tokens: bool = True,  # `[CLS] text [SEP]` (and `pair [SEP]`)
     allowed_special="none",  # special tokens to encode as such when their text occurs: "all", "none" or a collection
     disallowed_special="all",  # special tokens whose text raises `DisallowedSpecialToken` ("all": those not allowed)
+    is_pretokenized: bool = False,  # HF's lists of words: refused, see `_pretokenized_refused`
 ) -> Encoding:
     "Ids, tokens, offsets and `type_ids` of `text` (and `pair`), as HF's `BertWordPieceTokenizer` gives them."
+    if is_pretokenized: raise _pretokenized_refused(self)
     a = self._text_ids(text, "text", allowed_special, disallowed_special)
     b = None if pair is None else self._text_ids(pair, "pair", allowed_special, disallowed_special)
     if add_special_tokens and self.cls_token is not None:
