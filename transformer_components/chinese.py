@@ -809,10 +809,8 @@ def tc_segment(argv: list[str] | None = None):  # arguments (default: the comman
     "Segment Chinese text: UTF-8 lines on stdin -> words separated by single spaces on stdout."
     args = _segment_parser().parse_args(argv)
     with cli_errors("tc-segment"):
-        if args.model: seg = Segmenter.load(args.model)
-        else: seg = Segmenter(args.dictionary or default_dictionary_path(otherwise="pass --dict FILE"))
-        if args.user_dict:
-            for w, _ in read_word_list(args.user_dict): seg.add_word(w)
+        words = Segmenter.load(args.model).dictionary if args.model else args.dictionary or default_dictionary_path(otherwise="pass --dict FILE")
+        seg = Segmenter(words, user_words=args.user_dict)  # the constructor reads the file of extra words
         _segment_lines(seg, sys.stdin.buffer, sys.stdout.buffer, adapt=not seg.dictionary.has_frequencies)
 
 # %% ../nbs/03_chinese.ipynb #92ba53ac
