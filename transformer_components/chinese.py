@@ -15,7 +15,7 @@ import os
 import re
 import sys
 from collections import Counter
-from itertools import compress
+from itertools import compress, groupby
 from operator import itemgetter
 from pathlib import Path
 from typing import Iterable, NamedTuple
@@ -174,6 +174,12 @@ def _with_prefixes(lf: dict[str, float | None]) -> dict[str, float | None]:
     lf.update(dict.fromkeys(prefixes))
     return lf
 
+def _keys_from(lf: dict[str, float | None], s: str, i: int):
+    "The ends `j >= i + 2` of the keys `s[i:j]` of `lf` (words and the prefixes `_with_prefixes` adds), as far as a longer key can follow."
+    for j in range(i + 2, len(s) + 1):
+        if s[i:j] in lf: yield j
+        elif j > i + 2: return  # a stretch of two is looked up whatever it is: two-character prefixes are not keys
+
 # %% ../nbs/03_chinese.ipynb #7cc8fb4d
 class WordDictionary:
     "Words with log frequencies, as a prefix dictionary; keys are simplified (`to_simplified`)."
@@ -203,10 +209,7 @@ class WordDictionary:
         old = lf.get(key)
         if old is not None: old = math.exp(old); self.total -= old; freq += old  # repeated entries add up
         lf[key] = math.log(freq); self.total += freq
-        for k in range(len(key) - 1, 2, -1):  # the prefixes of a key are keys too, so stop at the first one present
-            p = key[:k]
-            if p in lf: break
-            lf[p] = None
+        for p in _with_prefixes({key: None}): lf.setdefault(p, None)  # `key` is set already; a prefix that is a word stays one
 
 # %% ../nbs/03_chinese.ipynb #d7d9613e
 @patch
@@ -332,12 +335,11 @@ def _adjacent(chars: frozenset) -> re.Pattern:
 @patch
 def _join_names(self: Segmenter, words: list[str], keys: list[str]) -> list[str]:
     "Join maximal runs (>= 2) of words made of transliteration characters that are single characters or unknown words."
-    out, run, lf, tr = [], [], self.dictionary.logfreq, self._translit
-    for w, k in zip(words, keys):
-        if (len(k) == 1 or lf.get(k) is None) and all(ch in tr for ch in k): run.append(w); continue
-        if run: out.extend([''.join(run)] if len(run) > 1 else run); run = []
-        out.append(w)
-    if run: out.extend([''.join(run)] if len(run) > 1 else run)
+    out, lf, tr = [], self.dictionary.logfreq, self._translit
+    name_like = lambda wk: (len(wk[1]) == 1 or lf.get(wk[1]) is None) and all(ch in tr for ch in wk[1])
+    for joins, run in groupby(zip(words, keys), key=name_like):
+        run = [w for w, _ in run]
+        out.extend(["".join(run)] if joins and len(run) > 1 else run)
     return out
 
 # %% ../nbs/03_chinese.ipynb #bc695e3a
@@ -395,12 +397,7 @@ def _mixed_spans(self: Segmenter, chunk: str) -> list[tuple[int, int]]:
     # a mixed word starts at a letter, digit or `+ # &`, or up to `self._lead` characters before one
     for i in sorted({k for m in _JOINER_CHAR.finditer(s) for k in range(max(m.start() - self._lead, 0), m.start() + 1)}):
         if i < done or (i and alnum(s[i]) and alnum(s[i - 1])): continue
-        best, j = 0, i + 2
-        while j <= n:
-            if s[i:j] not in lf:
-                if j > i + 2: break  # see `_with_prefixes`: a stretch of two is looked up whatever it is
-            elif s[i:j] in d.mixed and not (j < n and alnum(s[j - 1]) and alnum(s[j])): best = j
-            j += 1
+        best = max((j for j in _keys_from(lf, s, i) if s[i:j] in d.mixed and not (j < n and alnum(s[j - 1]) and alnum(s[j]))), default=0)
         if best: spans.append((i, best)); done = best
     return spans
 
@@ -646,12 +643,7 @@ def forward_maximum_matching(
     for chunk in text.split():
         s, i, n = to_simplified(chunk), 0, len(chunk)
         while i < n:
-            last, j = i + 1, i + 2  # the prefix keys stop the scan as soon as no longer word can match
-            while j <= n:
-                if s[i:j] not in lf:
-                    if j > i + 2: break  # see `_with_prefixes`: a stretch of two is looked up whatever it is
-                elif lf[s[i:j]] is not None: last = j
-                j += 1
+            last = max((j for j in _keys_from(lf, s, i) if lf[s[i:j]] is not None), default=i + 1)  # else a single character
             out.append(chunk[i:last]); i = last
     return out
 
