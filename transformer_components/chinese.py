@@ -388,18 +388,18 @@ def _cut_piece(self: Segmenter, piece: str) -> list[str]:
 _ALNUM_CHAR = re.compile(f"[{_LAT}{_DIG}]")
 
 @patch
-def _mixed_spans(self: Segmenter, chunk: str) -> list[tuple[int, int]]:
-    "`(start, end)` of the dictionary's mixed words in a whitespace-free `chunk`, leftmost-longest."
+def _split_mixed(self: Segmenter, chunk: str) -> list[tuple[bool, str]]:
+    "A whitespace-free `chunk` as `(is_mixed, piece)` pairs: the dictionary's mixed words (leftmost-longest) and the stretches between them."
     d = self.dictionary
-    if not d.mixed or not _JOINER_CHAR.search(chunk): return []
+    if not d.mixed or not _JOINER_CHAR.search(chunk): return [(False, chunk)]
     s, lf, n, alnum = to_simplified(chunk), d.logfreq, len(chunk), _ALNUM_CHAR.match
-    spans, done = [], 0
+    out, done = [], 0
     # a mixed word starts at a letter, digit or `+ # &`, or up to `self._lead` characters before one
     for i in sorted({k for m in _JOINER_CHAR.finditer(s) for k in range(max(m.start() - self._lead, 0), m.start() + 1)}):
         if i < done or (i and alnum(s[i]) and alnum(s[i - 1])): continue
         best = max((j for j in _keys_from(lf, s, i) if s[i:j] in d.mixed and not (j < n and alnum(s[j - 1]) and alnum(s[j]))), default=0)
-        if best: spans.append((i, best)); done = best
-    return spans
+        if best: out += [(False, chunk[done:i]), (True, chunk[i:best])]; done = best
+    return out + [(False, chunk[done:])]
 
 # %% ../nbs/03_chinese.ipynb #2cf0906f
 @patch
@@ -410,10 +410,8 @@ def cut(self: Segmenter,
     if not isinstance(text, str): raise TypeError(f"text must be a str, got {type(text).__name__}")
     out = []
     for chunk in text.split():
-        words, at = [], 0
-        for a, b in self._mixed_spans(chunk):
-            words += self._cut_piece(chunk[at:a]); words.append(chunk[a:b]); at = b
-        out.extend(self._join_dotted(words + self._cut_piece(chunk[at:])))
+        words = [w for mixed, p in self._split_mixed(chunk) for w in ([p] if mixed else self._cut_piece(p))]
+        out.extend(self._join_dotted(words))
     return out
 
 # %% ../nbs/03_chinese.ipynb #5a85f65a
@@ -445,12 +443,8 @@ def add_word(self: Segmenter,
 @patch
 def _pieces(self: Segmenter, text: str) -> list[tuple[str, str]]:
     "`(kind, piece)` of simplified `text` as `cut` sees it: the dictionary's mixed words (kind `mixed`), the other atoms between."
-    out = []
-    for chunk in to_simplified(text).split():
-        at = 0
-        for a, b in self._mixed_spans(chunk): out += _atoms(chunk[at:a]); out.append(("mixed", chunk[a:b])); at = b
-        out += _atoms(chunk[at:])
-    return out
+    return [kp for chunk in to_simplified(text).split() for mixed, p in self._split_mixed(chunk)
+            for kp in ([("mixed", p)] if mixed else _atoms(p))]
 
 # %% ../nbs/03_chinese.ipynb #613e846a
 @patch
