@@ -41,14 +41,9 @@ def _data_candidates(start: Path | None = None) -> list[Path]:
     "Folders that may hold the shared data, in the order they are tried."
     env = os.environ.get(DATA_ENV)
     if env: return [Path(env).expanduser()]
-    seen, out = set(), []
     here = globals().get("__file__")  # undefined while the notebook itself runs
     bases = [Path(start or Path.cwd()).resolve()] + ([Path(here).resolve().parent] if here else [])
-    for base in bases:
-        for folder in (base, *base.parents):
-            cand = folder / "shared" / "data"
-            if cand not in seen: seen.add(cand); out.append(cand)
-    return out
+    return list(dict.fromkeys(folder / "shared" / "data" for base in bases for folder in (base, *base.parents)))  # each once, in order
 
 def find_shared_data(
     start: str | Path | None = None,  # where the upward search begins (default: the working directory)

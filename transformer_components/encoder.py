@@ -415,10 +415,7 @@ def pad_batch(
     pad_id: int = 0,  # filler id
 ) -> torch.Tensor:  # `[batch, longest]` int64
     "Right-pad the sequences to the longest one."
-    longest = max(map(len, seqs))
-    out = torch.full((len(seqs), longest), pad_id, dtype=torch.long)
-    for i, s in enumerate(seqs): out[i, : len(s)] = torch.tensor(s, dtype=torch.long)
-    return out
+    return nn.utils.rnn.pad_sequence([torch.tensor(s, dtype=torch.long) for s in seqs], batch_first=True, padding_value=pad_id)
 
 # %% ../nbs/41_encoder.ipynb #prd002
 @patch
