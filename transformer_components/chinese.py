@@ -15,7 +15,7 @@ import os
 import re
 import sys
 from collections import Counter
-from itertools import compress, groupby
+from itertools import accumulate, compress, groupby
 from operator import itemgetter
 from pathlib import Path
 from typing import Iterable, NamedTuple
@@ -173,12 +173,6 @@ def _with_prefixes(lf: dict[str, float | None]) -> dict[str, float | None]:
     prefixes.difference_update(lf)
     lf.update(dict.fromkeys(prefixes))
     return lf
-
-def _keys_from(lf: dict[str, float | None], s: str, i: int):
-    "The ends `j >= i + 2` of the keys `s[i:j]` of `lf` (words and the prefixes `_with_prefixes` adds), as far as a longer key can follow."
-    for j in range(i + 2, len(s) + 1):
-        if s[i:j] in lf: yield j
-        elif j > i + 2: return  # a stretch of two is looked up whatever it is: two-character prefixes are not keys
 
 # %% ../nbs/03_chinese.ipynb #7cc8fb4d
 class WordDictionary:
@@ -397,7 +391,12 @@ def _split_mixed(self: Segmenter, chunk: str) -> list[tuple[bool, str]]:
     # a mixed word starts at a letter, digit or `+ # &`, or up to `self._lead` characters before one
     for i in sorted({k for m in _JOINER_CHAR.finditer(s) for k in range(max(m.start() - self._lead, 0), m.start() + 1)}):
         if i < done or (i and alnum(s[i]) and alnum(s[i - 1])): continue
-        best = max((j for j in _keys_from(lf, s, i) if s[i:j] in d.mixed and not (j < n and alnum(s[j - 1]) and alnum(s[j]))), default=0)
+        best, j = 0, i + 2
+        while j <= n:
+            if s[i:j] not in lf:
+                if j > i + 2: break  # see `_with_prefixes`: a stretch of two is looked up whatever it is
+            elif s[i:j] in d.mixed and not (j < n and alnum(s[j - 1]) and alnum(s[j])): best = j
+            j += 1
         if best: out += [(False, chunk[done:i]), (True, chunk[i:best])]; done = best
     return out + [(False, chunk[done:])]
 
@@ -637,16 +636,20 @@ def forward_maximum_matching(
     for chunk in text.split():
         s, i, n = to_simplified(chunk), 0, len(chunk)
         while i < n:
-            last = max((j for j in _keys_from(lf, s, i) if lf[s[i:j]] is not None), default=i + 1)  # else a single character
+            last, j = i + 1, i + 2  # the prefix keys stop the scan as soon as no longer word can match
+            while j <= n:
+                if s[i:j] not in lf:
+                    if j > i + 2: break  # see `_with_prefixes`: a stretch of two is looked up whatever it is
+                elif lf[s[i:j]] is not None: last = j
+                j += 1
             out.append(chunk[i:last]); i = last
     return out
 
 # %% ../nbs/03_chinese.ipynb #4838f12c
 def _spans(words: list[str]) -> list[tuple[int, int]]:
     "`(start, end)` character offsets of each word, in order."
-    out, i = [], 0
-    for w in words: out.append((i, i + len(w))); i += len(w)
-    return out
+    ends = list(accumulate(map(len, words)))
+    return list(zip([0] + ends[:-1], ends))
 
 # %% ../nbs/03_chinese.ipynb #0e99987a
 class SegmentationScore(NamedTuple):
