@@ -216,13 +216,12 @@ def plot_heatmap(
     "Heatmap of a 2-D matrix, row 0 at the bottom; returns the figure."
     import matplotlib.pyplot as plt
     m = _as_float("matrix", matrix, ndim=2, shape_hint="[rows, cols]").detach().cpu().numpy()
-    if ax is None: fig, ax = plt.subplots(figsize=(6, 4.5))
-    else: fig = ax.figure
+    if ax is None: _, ax = plt.subplots(figsize=(6, 4.5))
     mesh = ax.pcolormesh(m, cmap=cmap)
-    fig.colorbar(mesh, ax=ax)
+    ax.figure.colorbar(mesh, ax=ax)
     ax.set_xlabel(xlabel); ax.set_ylabel(ylabel)
     if title: ax.set_title(title)
-    return fig
+    return ax.figure
 
 # %% ../nbs/30_analysis.ipynb #45d21e4f
 def plot_pe_correlation(
@@ -254,13 +253,12 @@ def plot_words(
     xy = pca_2d(vectors).detach().cpu().numpy()
     if isinstance(words, str) or len(words) != len(xy):
         raise ValueError(f"words must be a list of {len(xy)} labels (one per row of vectors), got {words!r:.60}")
-    if ax is None: fig, ax = plt.subplots(figsize=(6, 4.5))
-    else: fig = ax.figure
+    if ax is None: _, ax = plt.subplots(figsize=(6, 4.5))
     ax.scatter(xy[:, 0], xy[:, 1])
     for (px, py), word in zip(xy, words): ax.annotate(str(word), (px, py), xytext=(3, 3), textcoords="offset points")
     ax.set_xlabel("PC 1"); ax.set_ylabel("PC 2")
     if title: ax.set_title(title)
-    return fig
+    return ax.figure
 
 # %% ../nbs/30_analysis.ipynb #f0866ac0
 def weighted_sum(

@@ -15,7 +15,7 @@ import os
 import re
 import sys
 from collections import Counter
-from itertools import compress
+from itertools import accumulate, compress, groupby
 from operator import itemgetter
 from pathlib import Path
 from typing import Iterable, NamedTuple
@@ -73,10 +73,6 @@ _HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f〇○"
 _HAN_CHAR = re.compile(f"[{_HAN}]")
 _HAN_WORD2 = re.compile(f"[{_HAN}]{{2,}}")  # two or more (each pattern holding the class costs 2 ms to compile)
 
-def _is_han(ch: str) -> bool:
-    "Whether `ch` is a Han (Chinese) character."
-    return bool(_HAN_CHAR.match(ch))
-
 # %% ../nbs/03_chinese.ipynb #40c5c580
 UNKNOWN_RATE = 0.02  # share of running words a dictionary lacks, when nothing better is known (PKU's list: 5.8%)
 
@@ -126,7 +122,7 @@ def to_simplified(
 # %% ../nbs/03_chinese.ipynb #63aa2022
 def _translit_chars(words: Iterable[str], min_count: int = 2) -> str:
     "Han characters seen at least `min_count` times in words that hold the name separator `·`."
-    c = Counter(ch for w in words if "·" in w for ch in w if _is_han(ch))
+    c = Counter(ch for w in words if "·" in w for ch in w if _HAN_CHAR.match(ch))
     return "".join(sorted(ch for ch, n in c.items() if n >= min_count))
 
 # %% ../nbs/03_chinese.ipynb #32b53c08
@@ -207,10 +203,7 @@ class WordDictionary:
         old = lf.get(key)
         if old is not None: old = math.exp(old); self.total -= old; freq += old  # repeated entries add up
         lf[key] = math.log(freq); self.total += freq
-        for k in range(len(key) - 1, 2, -1):  # the prefixes of a key are keys too, so stop at the first one present
-            p = key[:k]
-            if p in lf: break
-            lf[p] = None
+        for p in _with_prefixes({key: None}): lf.setdefault(p, None)  # `key` is set already; a prefix that is a word stays one
 
 # %% ../nbs/03_chinese.ipynb #d7d9613e
 @patch
@@ -336,13 +329,11 @@ def _adjacent(chars: frozenset) -> re.Pattern:
 @patch
 def _join_names(self: Segmenter, words: list[str], keys: list[str]) -> list[str]:
     "Join maximal runs (>= 2) of words made of transliteration characters that are single characters or unknown words."
-    if not self._translit or not _adjacent(self._translit).search("".join(keys)): return words  # no two in a row: no name
-    out, run, lf, tr = [], [], self.dictionary.logfreq, self._translit
-    for w, k in zip(words, keys):
-        if (len(k) == 1 or lf.get(k) is None) and all(ch in tr for ch in k): run.append(w); continue
-        if run: out.extend([''.join(run)] if len(run) > 1 else run); run = []
-        out.append(w)
-    if run: out.extend([''.join(run)] if len(run) > 1 else run)
+    out, lf, tr = [], self.dictionary.logfreq, self._translit
+    name_like = lambda wk: (len(wk[1]) == 1 or lf.get(wk[1]) is None) and all(ch in tr for ch in wk[1])
+    for joins, run in groupby(zip(words, keys), key=name_like):
+        run = [w for w, _ in run]
+        out.extend(["".join(run)] if joins and len(run) > 1 else run)
     return out
 
 # %% ../nbs/03_chinese.ipynb #bc695e3a
@@ -365,7 +356,7 @@ _NAME_DOT = re.compile(f"[{_NAME_DOTS}]")
 def _join_dotted(self: Segmenter, words: list[str]) -> list[str]:
     "Join `name · name` when both sides are made of transliteration characters (阿卜杜勒·阿齐兹)."
     if not self._translit or len(words) < 3 or not _NAME_DOT.search("".join(words)): return words
-    isname = lambda w: all(ch in self._translit or ch in _NAME_DOTS for ch in to_simplified(w)) and _is_han(w[0])
+    isname = lambda w: all(ch in self._translit or ch in _NAME_DOTS for ch in to_simplified(w)) and _HAN_CHAR.match(w[0])
     out, i = [], 0
     while i < len(words):
         if words[i] in _NAME_DOTS and out and i + 1 < len(words) and isname(out[-1]) and isname(words[i + 1]):
@@ -387,22 +378,18 @@ def _cut_piece(self: Segmenter, piece: str) -> list[str]:
         words.extend(ws)
     return words
 
-# %% ../nbs/03_chinese.ipynb #b01edab9
+# %% ../nbs/03_chinese.ipynb #bfc265d5
 _ALNUM_CHAR = re.compile(f"[{_LAT}{_DIG}]")
 
-def _mixed_starts(s: str, lead: int) -> list[int]:
-    "Where a mixed word may start: at a letter, digit or `+ # &`, or up to `lead` characters before one."
-    return sorted({i for m in _JOINER_CHAR.finditer(s) for i in range(max(m.start() - lead, 0), m.start() + 1)})
-
-# %% ../nbs/03_chinese.ipynb #bfc265d5
 @patch
-def _mixed_spans(self: Segmenter, chunk: str) -> list[tuple[int, int]]:
-    "`(start, end)` of the dictionary's mixed words in a whitespace-free `chunk`, leftmost-longest."
+def _split_mixed(self: Segmenter, chunk: str) -> list[tuple[bool, str]]:
+    "A whitespace-free `chunk` as `(is_mixed, piece)` pairs: the dictionary's mixed words (leftmost-longest) and the stretches between them."
     d = self.dictionary
-    if not d.mixed or not _JOINER_CHAR.search(chunk): return []
+    if not d.mixed or not _JOINER_CHAR.search(chunk): return [(False, chunk)]
     s, lf, n, alnum = to_simplified(chunk), d.logfreq, len(chunk), _ALNUM_CHAR.match
-    spans, done = [], 0
-    for i in _mixed_starts(s, self._lead):
+    out, done = [], 0
+    # a mixed word starts at a letter, digit or `+ # &`, or up to `self._lead` characters before one
+    for i in sorted({k for m in _JOINER_CHAR.finditer(s) for k in range(max(m.start() - self._lead, 0), m.start() + 1)}):
         if i < done or (i and alnum(s[i]) and alnum(s[i - 1])): continue
         best, j = 0, i + 2
         while j <= n:
@@ -410,8 +397,8 @@ def _mixed_spans(self: Segmenter, chunk: str) -> list[tuple[int, int]]:
                 if j > i + 2: break  # see `_with_prefixes`: a stretch of two is looked up whatever it is
             elif s[i:j] in d.mixed and not (j < n and alnum(s[j - 1]) and alnum(s[j])): best = j
             j += 1
-        if best: spans.append((i, best)); done = best
-    return spans
+        if best: out += [(False, chunk[done:i]), (True, chunk[i:best])]; done = best
+    return out + [(False, chunk[done:])]
 
 # %% ../nbs/03_chinese.ipynb #2cf0906f
 @patch
@@ -422,10 +409,8 @@ def cut(self: Segmenter,
     if not isinstance(text, str): raise TypeError(f"text must be a str, got {type(text).__name__}")
     out = []
     for chunk in text.split():
-        words, at = [], 0
-        for a, b in self._mixed_spans(chunk):
-            words += self._cut_piece(chunk[at:a]); words.append(chunk[a:b]); at = b
-        out.extend(self._join_dotted(words + self._cut_piece(chunk[at:])))
+        words = [w for mixed, p in self._split_mixed(chunk) for w in ([p] if mixed else self._cut_piece(p))]
+        out.extend(self._join_dotted(words))
     return out
 
 # %% ../nbs/03_chinese.ipynb #5a85f65a
@@ -457,12 +442,8 @@ def add_word(self: Segmenter,
 @patch
 def _pieces(self: Segmenter, text: str) -> list[tuple[str, str]]:
     "`(kind, piece)` of simplified `text` as `cut` sees it: the dictionary's mixed words (kind `mixed`), the other atoms between."
-    out = []
-    for chunk in to_simplified(text).split():
-        at = 0
-        for a, b in self._mixed_spans(chunk): out += _atoms(chunk[at:a]); out.append(("mixed", chunk[a:b])); at = b
-        out += _atoms(chunk[at:])
-    return out
+    return [kp for chunk in to_simplified(text).split() for mixed, p in self._split_mixed(chunk)
+            for kp in ([("mixed", p)] if mixed else _atoms(p))]
 
 # %% ../nbs/03_chinese.ipynb #613e846a
 @patch
@@ -495,9 +476,9 @@ def adapt(self: Segmenter,
     return self
 
 # %% ../nbs/03_chinese.ipynb #6282de8f
-def _dictionary_text(path: Path) -> str:
-    "The text of a dictionary file (a byte-order mark dropped); a non-UTF-8 file is an error that says so."
-    try: return path.read_bytes().decode("utf-8-sig")
+def _utf8_text(path: str | Path) -> str:
+    "The text of a UTF-8 file (a byte-order mark dropped); a non-UTF-8 file is an error that says so."
+    try: return Path(path).read_bytes().decode("utf-8-sig")
     except UnicodeDecodeError as e:
         raise ValueError(f"{path} is not UTF-8 ({e.reason} at byte {e.start}); convert it, e.g. with iconv") from None
 
@@ -561,7 +542,7 @@ def _tidy_columns(text: str) -> tuple[list[str], list[float]] | None:
 # %% ../nbs/03_chinese.ipynb #a1f3c7e3
 def _word_columns(path: Path) -> tuple[list[str], list[float]]:
     "The words and frequencies of a dictionary file, as two lists (see `read_word_list`)."
-    text = _dictionary_text(path)
+    text = _utf8_text(path)
     return _tidy_columns(text) or _line_columns(text, path)
 
 # %% ../nbs/03_chinese.ipynb #82f87028
@@ -574,17 +555,8 @@ def default_cache_dir() -> Path:
     return Path(base)/"transformer_components"
 
 # %% ../nbs/03_chinese.ipynb #3f25156c
-def _file_key(data: bytes) -> str:
-    "The cache key of a file's bytes: the start of their SHA-256."
-    return hashlib.sha256(data).hexdigest()[:24]
-
-def _cache_tuple(d: WordDictionary) -> tuple:
-    "What a cache entry holds, as plain types for `marshal` (read back by `_from_cache`)."
-    return (_CACHE_VERSION, d.logfreq, d.total, d.translit, sorted(d.mixed), None if d.unknown is None else tuple(d.unknown),
-            d.has_frequencies)
-
 def _from_cache(data: bytes) -> WordDictionary | None:
-    "The dictionary in a cache entry's bytes, or `None` when they do not hold one in this version's form."
+    "The dictionary in a cache entry's bytes (as `_write_cache` writes them), or `None` when they do not hold one in this version's form."
     try: v = marshal.loads(data)
     except (EOFError, ValueError, TypeError): return None
     if not (type(v) is tuple and len(v) == 7 and v[0] == _CACHE_VERSION and type(v[1]) is dict and type(v[2]) is float
@@ -600,7 +572,9 @@ def _from_cache(data: bytes) -> WordDictionary | None:
 def _write_cache(cache: Path, d: WordDictionary):
     "Store `d` in the cache entry `cache` (atomically) and remove the entries older versions left for the same file."
     try:
-        with atomic_write(cache, "wb") as f: marshal.dump(_cache_tuple(d), f)
+        entry = (_CACHE_VERSION, d.logfreq, d.total, d.translit, sorted(d.mixed), None if d.unknown is None else tuple(d.unknown),
+                 d.has_frequencies)  # plain types for `marshal`, read back by `_from_cache`
+        with atomic_write(cache, "wb") as f: marshal.dump(entry, f)
         for old in cache.parent.glob(cache.name.replace(f"-v{_CACHE_VERSION}.", "-v*.")):
             if old != cache: old.unlink(missing_ok=True)
     except OSError: pass  # a read-only cache folder only costs speed
@@ -611,7 +585,7 @@ def _cached(path: Path, cache_dir: str | Path | None, kind: str, build) -> WordD
     if not path.exists() or path.is_dir(): raise FileNotFoundError(f"{kind} file not found: {path}")
     cache = None
     if cache_dir is not False and path.is_file():  # a pipe (`--dict <(...)`) can be read once only: no cache key, no cache
-        name = f"{kind}-{_file_key(path.read_bytes())}-v{_CACHE_VERSION}.marshal"
+        name = f"{kind}-{hashlib.sha256(path.read_bytes()).hexdigest()[:24]}-v{_CACHE_VERSION}.marshal"
         cache = Path(cache_dir or default_cache_dir())/name
         try: d = _from_cache(cache.read_bytes())
         except OSError: d = None  # no cache yet
@@ -674,22 +648,8 @@ def forward_maximum_matching(
 # %% ../nbs/03_chinese.ipynb #4838f12c
 def _spans(words: list[str]) -> list[tuple[int, int]]:
     "`(start, end)` character offsets of each word, in order."
-    out, i = [], 0
-    for w in words: out.append((i, i + len(w))); i += len(w)
-    return out
-
-# %% ../nbs/03_chinese.ipynb #09b40116
-def _span_counts(gold, predicted, dictionary) -> tuple[int, int, int, int, int]:
-    "Correct, gold and predicted words, gold words out of `dictionary`, and those of them correct (see `sighan_score`)."
-    correct = ngold = npred = oov = oov_ok = 0
-    for n, (g, p) in enumerate(zip(gold, predicted)):
-        if "".join(g) != "".join(p): raise ValueError(f"sentence {n}: gold and predicted words do not join to the same text")
-        gs, ps = _spans(g), set(_spans(p))
-        ngold += len(gs); npred += len(ps)
-        for w, sp in zip(g, gs):
-            hit = sp in ps; correct += hit
-            if dictionary is not None and w not in dictionary: oov += 1; oov_ok += hit
-    return correct, ngold, npred, oov, oov_ok
+    ends = list(accumulate(map(len, words)))
+    return list(zip([0] + ends[:-1], ends))
 
 # %% ../nbs/03_chinese.ipynb #0e99987a
 class SegmentationScore(NamedTuple):
@@ -705,7 +665,14 @@ def sighan_score(
 ) -> SegmentationScore:
     "Word-span precision, recall and F1 as in the SIGHAN bakeoff scorer."
     if len(gold) != len(predicted): raise ValueError(f"gold has {len(gold)} sentences, predicted {len(predicted)}")
-    correct, ngold, npred, oov, oov_ok = _span_counts(gold, predicted, dictionary)
+    correct = ngold = npred = oov = oov_ok = 0  # oov: gold words out of `dictionary`; oov_ok: those of them found
+    for n, (g, pred) in enumerate(zip(gold, predicted)):
+        if "".join(g) != "".join(pred): raise ValueError(f"sentence {n}: gold and predicted words do not join to the same text")
+        gs, ps = _spans(g), set(_spans(pred))
+        ngold += len(gs); npred += len(ps)
+        for w, sp in zip(g, gs):
+            hit = sp in ps; correct += hit
+            if dictionary is not None and w not in dictionary: oov += 1; oov_ok += hit
     p = correct / npred if npred else 0.0
     r = correct / ngold if ngold else 0.0
     f = 2 * p * r / (p + r) if p + r else 0.0
@@ -713,19 +680,12 @@ def sighan_score(
     ivr = (correct - oov_ok) / (ngold - oov) if dictionary is not None and ngold > oov else None
     return SegmentationScore(p, r, f, ngold, npred, correct, oovr, ivr)
 
-# %% ../nbs/03_chinese.ipynb #2747b98a
-def _read_utf8(path: str | Path) -> list[str]:
-    "The lines of a UTF-8 file (a byte-order mark dropped), split at `\\n` only: `splitlines` would also break at U+2028, \\x1c..."
-    try: return Path(path).read_bytes().decode("utf-8-sig").split("\n")
-    except UnicodeDecodeError as e:
-        raise ValueError(f"{path} is not UTF-8 ({e.reason} at byte {e.start}); convert it, e.g. with iconv") from None
-
 # %% ../nbs/03_chinese.ipynb #5a90a7be
 def read_segmented(
     path: str | Path,  # UTF-8 file with one sentence a line, words separated by whitespace (a SIGHAN gold file)
 ) -> list[list[str]]:
     "The words of each line of a segmented file."
-    lines = _read_utf8(path)
+    lines = _utf8_text(path).split("\n")  # `splitlines` would also break at U+2028, \x1c...
     if lines and not lines[-1].strip(): lines.pop()
     return [line.split() for line in lines]
 
@@ -733,7 +693,7 @@ def read_lines(
     path: str | Path,  # UTF-8 text file (a SIGHAN test file)
 ) -> list[str]:
     "The lines of a text file, split at `\\n` only, without line ends."
-    lines = _read_utf8(path)
+    lines = _utf8_text(path).split("\n")
     if lines and not lines[-1]: lines.pop()
     return [line.rstrip("\r") for line in lines]
 
@@ -747,15 +707,6 @@ def _counted(sentences: list[list[str]], extra: Iterable[str], rate: float) -> S
     d.unknown = unknown_word_model((w for w, c in counts.items() if c == 1), rate)
     return Segmenter(d)
 
-# %% ../nbs/03_chinese.ipynb #a68d06d7
-def _checked_sentences(sentences: Iterable[list[str]]) -> list[list[str]]:
-    "The non-empty `sentences`, after checking they hold words: non-empty strings without whitespace."
-    sentences = [s for s in sentences if s]
-    if not sentences: raise ValueError("the training corpus has no words (expected one sentence a line, words separated by spaces)")
-    if any(not isinstance(w, str) or not w or any(c.isspace() for c in w) for s in sentences for w in s):
-        raise ValueError("sentences must be lists of non-empty words without whitespace")
-    return sentences
-
 # %% ../nbs/03_chinese.ipynb #8c61e0e3
 def train_segmenter(
     sentences: Iterable[list[str]],  # segmented sentences (lists of words), e.g. from `read_segmented`
@@ -763,7 +714,10 @@ def train_segmenter(
     held_out: float = 0.25,  # share of the sentences (the last ones) held out to choose the unknown-word rate
 ) -> Segmenter:
     "A segmenter whose word frequencies and unknown-word model are learned from a segmented corpus."
-    sentences = _checked_sentences(sentences)
+    sentences = [s for s in sentences if s]
+    if not sentences: raise ValueError("the training corpus has no words (expected one sentence a line, words separated by spaces)")
+    if any(not isinstance(w, str) or not w or any(c.isspace() for c in w) for s in sentences for w in s):
+        raise ValueError("sentences must be lists of non-empty words without whitespace")
     if not 0 <= held_out < 1: raise ValueError(f"held_out must be in [0, 1), got {held_out!r}")
     extra = [k for k, v in words.logfreq.items() if v is not None] if isinstance(words, WordDictionary) else [to_simplified(w) for w in words]
     k = round(len(sentences) * (1 - held_out))
@@ -788,11 +742,6 @@ def save(self: Segmenter,
     return Path(path)
 
 # %% ../nbs/03_chinese.ipynb #52a8b551
-def _unknown_from_json(unk: dict, path: Path) -> UnknownWords:
-    "The `UnknownWords` saved as `unk` (JSON lists back to tuples) in the model file `path`."
-    try: return UnknownWords(**{**unk, "floor": tuple(unk["floor"]), "length": tuple(unk["length"])})
-    except (TypeError, KeyError) as e: raise ValueError(f"{path}: `unknown` is not an unknown-word model ({e})") from None
-
 def _read_model(path: Path) -> WordDictionary:
     "The dictionary (with its unknown-word model) of a model file written by `Segmenter.save`."
     m = read_json_file(path, "a segmenter model (the JSON that `tc-train-segmenter` writes)", {"format": MODEL_FORMAT, "version": 1})
@@ -800,7 +749,8 @@ def _read_model(path: Path) -> WordDictionary:
     if not isinstance(words, dict) or not words or not all(type(f) in (int, float) and f > 0 for f in words.values()):
         raise ValueError(f"{path}: `words` must map each word to a positive frequency")
     d = WordDictionary(words.items(), unknown_rate=None)
-    d.unknown = None if unk is None else _unknown_from_json(unk, path)
+    try: d.unknown = None if unk is None else UnknownWords(**{**unk, "floor": tuple(unk["floor"]), "length": tuple(unk["length"])})
+    except (TypeError, KeyError) as e: raise ValueError(f"{path}: `unknown` is not an unknown-word model ({e})") from None
     return d
 
 # %% ../nbs/03_chinese.ipynb #dddf5e57
@@ -812,19 +762,15 @@ def load(cls: Segmenter,
     "The segmenter saved in `path`."
     return cls(_cached(Path(path), cache_dir, "model", _read_model))
 
-# %% ../nbs/03_chinese.ipynb #3eb8156d
-def _read_all(lines) -> tuple[list[str], ValueError | None]:
-    "All of `lines` up to the first bad one, and its error (`None` if there is none)."
-    read = []
-    try: read.extend(lines)  # a generator that raises leaves the lines it gave before in `read`
-    except ValueError as e: return read, e
-    return read, None
-
 # %% ../nbs/03_chinese.ipynb #c80a1e21
 def _segment_lines(seg: Segmenter, src, out, adapt: bool = False):
     "Write each line of the binary stream `src`, segmented, to the binary stream `out`; with `adapt`, read all lines first and `adapt` to them."
     lines, error = utf8_lines(src), None
-    if adapt: lines, error = _read_all(lines); seg.adapt(lines)
+    if adapt:
+        read = []
+        try: read.extend(lines)  # a generator that raises leaves the lines it gave before in `read`
+        except ValueError as e: error = e
+        lines = read; seg.adapt(lines)
     interactive = out.isatty()
     try:
         for line in lines:
@@ -852,10 +798,8 @@ def tc_segment(argv: list[str] | None = None):  # arguments (default: the comman
     "Segment Chinese text: UTF-8 lines on stdin -> words separated by single spaces on stdout."
     args = _segment_parser().parse_args(argv)
     with cli_errors("tc-segment"):
-        if args.model: seg = Segmenter.load(args.model)
-        else: seg = Segmenter(args.dictionary or default_dictionary_path(otherwise="pass --dict FILE"))
-        if args.user_dict:
-            for w, _ in read_word_list(args.user_dict): seg.add_word(w)
+        words = Segmenter.load(args.model).dictionary if args.model else args.dictionary or default_dictionary_path(otherwise="pass --dict FILE")
+        seg = Segmenter(words, user_words=args.user_dict)  # the constructor reads the file of extra words
         _segment_lines(seg, sys.stdin.buffer, sys.stdout.buffer, adapt=not seg.dictionary.has_frequencies)
 
 # %% ../nbs/03_chinese.ipynb #92ba53ac

@@ -41,14 +41,9 @@ def _data_candidates(start: Path | None = None) -> list[Path]:
     "Folders that may hold the shared data, in the order they are tried."
     env = os.environ.get(DATA_ENV)
     if env: return [Path(env).expanduser()]
-    seen, out = set(), []
     here = globals().get("__file__")  # undefined while the notebook itself runs
     bases = [Path(start or Path.cwd()).resolve()] + ([Path(here).resolve().parent] if here else [])
-    for base in bases:
-        for folder in (base, *base.parents):
-            cand = folder / "shared" / "data"
-            if cand not in seen: seen.add(cand); out.append(cand)
-    return out
+    return list(dict.fromkeys(folder / "shared" / "data" for base in bases for folder in (base, *base.parents)))  # each once, in order
 
 def find_shared_data(
     start: str | Path | None = None,  # where the upward search begins (default: the working directory)
@@ -374,12 +369,6 @@ nonnegative_int = _option_type(int, lambda v: v >= 0, "an integer >= 0")
 positive_float = _option_type(float, lambda v: math.isfinite(v) and v > 0, "a number > 0")
 fraction = _option_type(float, lambda v: 0 <= v < 1, "a number in [0, 1)")
 
-# %% ../nbs/00_core.ipynb #cli005
-def _os_error_text(e: OSError) -> str:
-    "`path: No space left on device` rather than `[Errno 28] No space left on device: 'path'`."
-    if e.filename is not None and e.strerror: return f"{e.filename}: {e.strerror}"
-    return e.strerror or str(e)
-
 # %% ../nbs/00_core.ipynb #706a988f
 @contextmanager
 def cli_errors(
@@ -400,7 +389,8 @@ def cli_errors(
         sys.exit(1)
     except KeyboardInterrupt:
         sys.stderr.write(f"{prog}: interrupted\n"); sys.exit(130)
-    except OSError as e: sys.exit(f"{prog}: error: {_os_error_text(e)}")
+    except OSError as e:  # `path: No space left on device` rather than `[Errno 28] No space left on device: 'path'`
+        sys.exit(f"{prog}: error: " + (f"{e.filename}: {e.strerror}" if e.filename is not None and e.strerror else e.strerror or str(e)))
     except (ValueError, TypeError) as e: sys.exit(f"{prog}: error: {e}")
     finally:
         if ours: signal.signal(signal.SIGINT, signal.default_int_handler)

@@ -103,13 +103,6 @@ class PretrainedVectors:
         return (f"PretrainedVectors({self.weights.shape[0]} rows x {self.weights.shape[1]} dims, "
                 f"found {self.found}/{self.found + len(self.missing)} = {self.coverage:.1%}, read {self.lines} lines)")
 
-# %% ../nbs/10_embeddings.ipynb #fa572576
-def _open_text(path: Path):
-    "Open `path` for text reading, gunzipping when it starts with the gzip magic bytes."
-    with open(path, "rb") as f: magic = f.read(2)
-    if magic == b"\x1f\x8b": return gzip.open(path, "rt", encoding="utf-8", newline="\n")
-    return open(path, "rt", encoding="utf-8", newline="\n")
-
 # %% ../nbs/10_embeddings.ipynb #63abeedd
 def _vocab_rows(vocab) -> tuple[dict, int]:
     "`vocab` (list of words or mapping word → row) as a mapping plus the number of rows."
@@ -128,7 +121,8 @@ def _vocab_rows(vocab) -> tuple[dict, int]:
 # %% ../nbs/10_embeddings.ipynb #glv001
 def _glove_lines(path: Path, dim: int | None):
     "Yield `(line number, word, number strings)` of a GloVe-format file; a malformed line raises `ValueError` naming its line."
-    with _open_text(path) as f:
+    with open(path, "rb") as f: gz = f.read(2) == b"\x1f\x8b"  # gzip's magic bytes
+    with (gzip.open if gz else open)(path, "rt", encoding="utf-8", newline="\n") as f:
         for lineno, line in enumerate(f, 1):
             line = line.rstrip("\r\n")
             if not line.strip(): continue

@@ -361,18 +361,6 @@ def model_folder(
     return path / model
 
 # %% ../nbs/41_encoder.ipynb #6d67d183
-def _load_checked_tokenizer(folder: Path, cfg: dict, vocab_size: int):
-    "The folder's tokenizer, refused when it is not the one saved with the weights or its vocabulary does not fit."
-    from transformer_components.tokenizer_loading import load_tokenizer
-    path = folder / "tokenizer.json"
-    if "tokenizer.json" not in cfg["files"]: return None
-    if file_sha256(path) != cfg["files"]["tokenizer.json"]:
-        raise ValueError(f"{path} is not the tokenizer saved with this model (its sha256 differs from config.json's)")
-    tok = load_tokenizer(path)
-    if tok.vocab_size != vocab_size:
-        raise ValueError(f"{path} has {tok.vocab_size} tokens but the model has {vocab_size} token vectors")
-    return tok
-
 def _load_model_folder(cls, folder: Path, device) -> SentimentClassifier:
     "The classifier of one model folder, every file checked against the digests of its signed config.json."
     cfg = read_model_config(folder)
@@ -383,7 +371,13 @@ def _load_model_folder(cls, folder: Path, device) -> SentimentClassifier:
         raise ValueError(f"{folder / 'model.safetensors'} is not the weights file saved with {folder / 'config.json'} (digests differ)")
     try: model.load_state_dict(tensors)
     except RuntimeError as e: raise ValueError(f"{folder / 'model.safetensors'} does not fit config.json: {str(e)[:300]}") from None
-    model.tokenizer = _load_checked_tokenizer(folder, cfg, model.config.vocab_size)
+    model.tokenizer, path, n = None, folder / "tokenizer.json", model.config.vocab_size
+    if "tokenizer.json" in cfg["files"]:  # the one saved with the weights, with a token vector for every token
+        from transformer_components.tokenizer_loading import load_tokenizer
+        if file_sha256(path) != cfg["files"]["tokenizer.json"]:
+            raise ValueError(f"{path} is not the tokenizer saved with this model (its sha256 differs from config.json's)")
+        model.tokenizer = load_tokenizer(path)
+        if model.tokenizer.vocab_size != n: raise ValueError(f"{path} has {model.tokenizer.vocab_size} tokens but the model has {n} token vectors")
     return model.to(device or "cpu").eval()
 
 @patch(cls_method=True)
@@ -421,10 +415,7 @@ def pad_batch(
     pad_id: int = 0,  # filler id
 ) -> torch.Tensor:  # `[batch, longest]` int64
     "Right-pad the sequences to the longest one."
-    longest = max(map(len, seqs))
-    out = torch.full((len(seqs), longest), pad_id, dtype=torch.long)
-    for i, s in enumerate(seqs): out[i, : len(s)] = torch.tensor(s, dtype=torch.long)
-    return out
+    return nn.utils.rnn.pad_sequence([torch.tensor(s, dtype=torch.long) for s in seqs], batch_first=True, padding_value=pad_id)
 
 # %% ../nbs/41_encoder.ipynb #prd002
 @patch

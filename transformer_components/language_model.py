@@ -54,8 +54,7 @@ def lm_loss(
 # %% ../nbs/44_language_model.ipynb #3b585273
 def _check_corpus(token_ids: torch.Tensor, block_len: int) -> torch.Tensor:
     check_positive_int("block_len", block_len)
-    if check_token_ids("token_ids", token_ids).dim() != 1:
-        raise ValueError(f"token_ids must be one long [n] tensor of token ids, got shape {tuple(token_ids.shape)}")
+    check_token_ids("token_ids", token_ids, shape="[n]")  # one long tensor
     if len(token_ids) < block_len + 1: raise ValueError(f"a block needs block_len + 1 = {block_len + 1} ids, but token_ids holds {len(token_ids)}")
     return token_ids
 

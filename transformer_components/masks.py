@@ -57,7 +57,8 @@ def _offset(align, q_len: int, k_len: int) -> int:
     raise ValueError(f"align must be 'top_left', 'bottom_right' or an int offset, got {align!r}")
 
 def _positions(q_len, k_len, device):
-    "Query positions `[q_len, 1]` and key positions `[1, k_len]`."
+    "Query positions `[q_len, 1]` and key positions `[1, k_len]` (`k_len` None: `q_len` of them)."
+    k_len = q_len if k_len is None else k_len
     check_positive_ints(q_len=q_len, k_len=k_len)
     return (torch.arange(q_len, device=device)[:, None], torch.arange(k_len, device=device)[None, :])
 
@@ -68,9 +69,8 @@ def causal_mask(
     device: torch.device | str | None = None,  # where to build it
 ) -> torch.Tensor:
     "Causal mask, True = may attend: `[q_len, k_len]` bool, `True` where key `j <= i + offset`."
-    k_len = q_len if k_len is None else k_len
     i, j = _positions(q_len, k_len, device)
-    return j <= i + _offset(align, q_len, k_len)
+    return j <= i + _offset(align, q_len, j.shape[1])
 
 # %% ../nbs/20_masks.ipynb #5a89f042
 def sliding_window_mask(
@@ -83,9 +83,8 @@ def sliding_window_mask(
 ) -> torch.Tensor:
     "Sliding-window mask, True = may attend: `[q_len, k_len]` bool, `True` where `0 <= i + offset - j < window` (causal) or `|i + offset - j| < window`."
     check_positive_int("window", window)
-    k_len = q_len if k_len is None else k_len
     i, j = _positions(q_len, k_len, device)
-    dist = i + _offset(align, q_len, k_len) - j
+    dist = i + _offset(align, q_len, j.shape[1]) - j
     return (dist >= 0) & (dist < window) if causal else dist.abs() < window
 
 # %% ../nbs/20_masks.ipynb #b32babb6

@@ -715,10 +715,8 @@ def _setup_distributed() -> torch.device:
         if dev.type == "cuda":  # one GPU per process, chosen by torchrun's LOCAL_RANK
             dev = torch.device(dev.type, int(os.environ.get("LOCAL_RANK", 0)))
             torch.cuda.set_device(dev)
-            dist.init_process_group("nccl")
-        else:
-            dev = torch.device("cpu")  # gloo works on CPU tensors; MPS has no collective backend
-            dist.init_process_group("gloo")
+        else: dev = torch.device("cpu")  # gloo works on CPU tensors; MPS has no collective backend
+        dist.init_process_group("nccl" if dev.type == "cuda" else "gloo")
     return dev
 
 # %% ../nbs/42_training.ipynb #8d36aa18
