@@ -16,6 +16,11 @@ import pytest
 
 from conftest import script
 
+# `make test` runs this file's tests in a pytest process of their own, beside the other tests (two at once on 2 cores);
+# those marked `beside` (about a sixth of this file's time, none using the shared `trained` run) go with the others,
+# so that the two processes end at about the same time. `make pytest` runs everything in one process.
+pytestmark = pytest.mark.training_cli
+
 WORDS = ["good", "great", "fine", "lovely", "bad", "awful", "poor", "dull"]
 SMALL = ["--embedding-dim", "16", "--num-heads", "2", "--num-layers", "1", "--vocab-size", "60", "--lr", "3e-3"]
 
@@ -73,6 +78,7 @@ def trained(tmp_path_factory, env):
     return d / "out", data
 
 
+@pytest.mark.beside
 def test_torchrun_two_ranks_agree(tmp_path, env):
     from transformer_components.training import load_state
     data = toy_file(tmp_path / "train.tsv", 120)
@@ -100,6 +106,7 @@ sys.exit(training.tc_train())
 """
 
 
+@pytest.mark.beside
 def test_torchrun_failure_mid_run_ends_with_its_error(tmp_path, env):
     "Both processes fail at step 2: the run ends with the error, status 1, rather than hanging while Python exits."
     data = toy_file(tmp_path / "train.tsv", 120)
@@ -378,6 +385,7 @@ def test_eval_reads_a_pipe_and_ends_with_json(trained, env):
     assert last["accuracy"] > 0.85, last  # chance is about 0.5
 
 
+@pytest.mark.beside
 @pytest.mark.parametrize("name", ["t5-t5-small-untyped", "llama2-llama-2-7b"])
 def test_train_with_a_pipeline_tokenizer_json(name, data_dir, tmp_path, env):
     """tc-train --tokenizer with T5's Unigram or Llama-2's SentencePiece BPE file: [PAD], [CLS], [SEP] are added, a few steps
