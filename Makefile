@@ -18,7 +18,7 @@ DATA_DIR := $(if $(TC_DATA),$(TC_DATA),../shared/data)
 TEST_FLAGS := $(if $(wildcard $(DATA_DIR)),shared_data,)
 NBDEV_WORKERS ?= 2
 
-.PHONY: help setup export docs test check-clean check-export check-readme check-outputs nbtest pytest install-check readme bench clean serve
+.PHONY: help setup export docs test check-clean check-export check-readme check-outputs nbtest pytest pytest-apart pytest-rest install-check readme bench clean serve
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 16
@@ -64,10 +64,24 @@ check-outputs: nbtest ## fail if a notebook's saved outputs differ from what its
 pytest: setup ## run tests/ (CLI end to end, the docs site in a browser, ...)
 	$(BIN)/pytest -ra tests
 
+# `make test` runs tests/ as two pytest processes at once, most of the training commands' tests (subprocesses that
+# mostly keep one core busy, or wait) beside all the others: the two marker expressions are each other's complement,
+# so together they run every test once, in about the time of the longer half.
+PYTEST_APART := training_cli and not beside
+pytest-apart: setup
+	$(BIN)/pytest -ra tests -m "$(PYTEST_APART)"
+pytest-rest: setup
+	$(BIN)/pytest -ra tests -m "not ($(PYTEST_APART))"
+
 install-check: setup ## build sdist + wheel, install the wheel (no extras) into a fresh venv, use every command from outside
 	$(PY) tools/install_check.py
 
-test: check-clean check-export check-readme install-check nbtest check-outputs pytest ## all checks; pytest's summary line closes the run
+# install-check (mostly pip and the disk) runs beside the notebooks (mostly CPU), so that on 2 cores their times overlap
+# instead of adding up (their lines interleave); either failing fails `make test` before pytest starts.
+test: check-clean check-export check-readme ## all checks; pytest's summary line closes the run
+	@$(MAKE) --no-print-directory -j2 install-check check-outputs
+	@echo "pytest: the tests of tests/test_training_cli.py (most) and the others at once (each report is shown whole when its run ends)"
+	@$(MAKE) --no-print-directory -j2 --output-sync=target pytest-apart pytest-rest
 
 bench: export ## run every benchmark against its peers (ratios measured in one run); names the scripts that failed
 	@failed=""; for f in benchmarks/[!_]*.py; do echo "== $$f"; $(PY) $$f $(BENCH_ARGS) || failed="$$failed $$f"; done; \

@@ -9,6 +9,11 @@ ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent  # the venv's bin/, where nbdev's and our console scripts live
 
 
+def pytest_configure(config):
+    config.addinivalue_line("markers", "training_cli: a test of tests/test_training_cli.py (make test runs them apart)")
+    config.addinivalue_line("markers", "beside: a tc-train test that make test runs with the other tests, to balance the two processes")
+
+
 @pytest.fixture(scope="session")
 def root() -> Path:
     return ROOT

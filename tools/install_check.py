@@ -3,8 +3,10 @@
     python tools/install_check.py            # what `make install-check` (part of `make test`) runs
 
 1. `python -m build` makes the sdist, then the wheel *from the sdist* (so a file missing from the sdist fails here);
-2. a fresh venv gets `torch==2.13.0` first (pip would otherwise resolve `torch>=2.2` to a multi-GB CUDA build), then
-   the wheel with no extras: pip picks today's newest numpy, matplotlib and fastcore, not our development pins;
+2. a fresh venv gets `torch==2.13.0` first (pip would otherwise resolve `torch>=2.2` to a multi-GB CUDA build): when the
+   development venv holds that version, its files and its dependencies' are hard-linked in (the files pip would unpack,
+   without writing 800 MB again), else pip installs it; then the wheel with no extras: pip picks today's newest numpy,
+   matplotlib and fastcore, not our development pins;
 3. no development-only package may be present (nbdev, hypothesis, the peers), so a runtime import that needs one
    fails here; every module is imported, every console script answers `--help` and `--version` and does one real
    job on small inputs written on the spot, and one bad input gets a one-line error (no traceback);
@@ -145,6 +147,38 @@ def same_install(bin_dir: Path, work: Path, wheel_files: dict[str, str]):
           f"{len(scripts())} commands answer --version")
 
 
+def _requirements(dist) -> list[str]:
+    "Names of the distributions `dist` needs (no extras, markers of this platform)."
+    from packaging.requirements import Requirement
+    reqs = [Requirement(r) for r in dist.requires or []]
+    return [r.name for r in reqs if not r.marker or r.marker.evaluate({"extra": ""})]
+
+
+def link_torch(site: Path) -> str | None:
+    """Hard-link torch and everything it needs from the running (development) venv into the venv whose site-packages is
+    `site`, as pip would have installed them (files and `.dist-info` alike, so pip sees them installed); None when the
+    running venv has no torch matching `TORCH_PIN`, or another Python (then pip installs it). Commands (`torchrun`) are
+    left out: their first line names the other venv's python, and nothing here runs them."""
+    import importlib.metadata as metadata
+    name, _, version = TORCH_PIN.partition("==")
+    if site.parent.name != f"python{sys.version_info[0]}.{sys.version_info[1]}": return None
+    dists, todo = {}, [name]
+    try:
+        while todo:
+            dist = metadata.distribution(todo.pop())
+            if dist.name.lower() not in dists: dists[dist.name.lower()] = dist; todo += _requirements(dist)
+    except metadata.PackageNotFoundError: return None
+    torch = dists[name]
+    if not version or torch.version.split("+")[0] != version: return None
+    files = [(d, f) for d in dists.values() for f in d.files or [] if f.parts[0] != ".."]
+    for dist, f in files:  # the compiled `__pycache__` files come too: without them every import compiles torch again
+        src, dest = Path(dist.locate_file(f)), site / f
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        try: os.link(src, dest)
+        except OSError: shutil.copy2(src, dest)  # another file system
+    return f"{torch.version} and {len(dists) - 1} dependencies ({len(files)} files) linked from {Path(torch.locate_file('')).parents[2]}"
+
+
 def du_mb(path: Path) -> float:
     return sum(f.stat().st_size for f in path.rglob("*") if f.is_file() and not f.is_symlink()) / 2**20
 
@@ -159,7 +193,10 @@ def main():
         base = shutil.which("python3") or sys.executable
         run([base, "-m", "venv", tmp / "venv"], cwd=tmp)
         bin_dir = tmp / "venv" / "bin"
-        run([bin_dir / "python", "-m", "pip", "install", "--quiet", "--disable-pip-version-check", TORCH_PIN], cwd=tmp)
+        site = Path(run([bin_dir / "python", "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], cwd=tmp).stdout.strip())
+        linked = link_torch(site)
+        if linked: print(f"install-check: torch {linked}")
+        else: run([bin_dir / "python", "-m", "pip", "install", "--quiet", "--disable-pip-version-check", TORCH_PIN], cwd=tmp)
         torch_mb = du_mb(tmp / "venv")
         t0 = time.monotonic()
         run([bin_dir / "python", "-m", "pip", "install", "--quiet", "--disable-pip-version-check", wheel], cwd=tmp)
