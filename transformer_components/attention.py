@@ -11,7 +11,6 @@ import torch
 import torch.nn.functional as F
 from fastcore.basics import patch
 from torch import nn
-from torch.nn.attention.bias import causal_lower_right
 
 from .core import check_number, check_positive_int, check_token_ids
 from .masks import MaskDtypeError, _broadcasts, _offset, causal_mask, check_mask
@@ -93,7 +92,9 @@ def _sdpa_causal(causal, q_len: int, k_len: int) -> dict | None:
     if causal is None or causal is False: return None
     offset = _offset("top_left" if causal is True else causal, q_len, k_len)
     if offset == 0: return dict(is_causal=True)
-    if offset == k_len - q_len > 0: return dict(attn_mask=causal_lower_right(q_len, k_len))
+    if offset == k_len - q_len > 0:
+        from torch.nn.attention.bias import causal_lower_right  # (here, not at the top: importing it loads torch._dynamo, 2 s of CPU at every start of a command)
+        return dict(attn_mask=causal_lower_right(q_len, k_len))
     return None  # PyTorch's lower-right bias gives NaN where a query sees no key: such rules take a mask
 
 # %% ../nbs/21_attention.ipynb #60c55419
