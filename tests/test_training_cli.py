@@ -361,8 +361,11 @@ def _entry_point(name):
 def test_sigint_at_any_moment_of_start_up(tmp_path, env, delay):
     "Ctrl-C while torch loads, the data is read or the first steps run: one line, status 130."
     data = toy_file(tmp_path / "train.tsv", 300)
+    # a shell without job control starts background commands with SIGINT ignored (`make test &`, `nohup`), and the
+    # command would inherit that: give it the default, as a terminal does
     p = subprocess.Popen([*_entry_point("tc-train"), "--train", data, "--out", tmp_path / "out", "--epochs", "1000", *SMALL],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     time.sleep(delay)
     p.send_signal(signal.SIGINT)
     _, err = p.communicate(timeout=120)
