@@ -213,5 +213,22 @@ def _piece_ids_unigram(self: Unigram, byte_level: bool):
     "`_unigram_ids` of this model, where its pieces are characters (not bytes)."
     return None if byte_level else partial(_unigram_ids, self)
 
-BPE.piece_ids, Unigram.piece_ids = _piece_ids_bpe, _piece_ids_unigram
+def _wordpiece_ids(m: WordPieceModel, width: dict, w: str) -> tuple | bool:
+    "The ids of piece `w`, or `False` where a token does not cover `width[id]` characters of it (see `token_widths`)."
+    toks = m.tokenize(w)
+    return tuple(i for i, _, _ in toks) if all(width[i] == e - s for i, s, e in toks) else False
+
+def _piece_ids_wordpiece(self: WordPieceModel, byte_level: bool):
+    "`_wordpiece_ids` of this model, where its pieces are characters (not bytes)."
+    return None if byte_level else partial(_wordpiece_ids, self, self.token_widths())
+
+def _token_widths(self: WordPieceModel) -> dict:
+    "Id -> the characters its token covers: its length, less the prefix of a continuation (made once)."
+    if (got := self.__dict__.get("_widths")) is None:
+        p, n = self.continuing_subword_prefix, len(self.continuing_subword_prefix)
+        got = self.__dict__["_widths"] = {i: len(t) - n if t.startswith(p) else len(t) for t, i in self.vocab.items()}
+    return got
+
+WordPieceModel.token_widths = _token_widths
+BPE.piece_ids, Unigram.piece_ids, WordPieceModel.piece_ids = _piece_ids_bpe, _piece_ids_unigram, _piece_ids_wordpiece
 Unigram.tokenize_uncached = Unigram._tokenize  # for a caller that caches the result itself

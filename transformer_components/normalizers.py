@@ -342,16 +342,16 @@ _UnicodeForm.quick = StripAccents.quick = _quick_ascii  # (NFC, NFD, NFKC and NF
 
 # %% ../nbs/07b_normalizers.ipynb #44da7e25
 def _quick_bert(self: BertNormalizer, text: str, pos):
-    "BERT's four steps where they drop, split and decompose nothing: ASCII by `WordPiece`'s own function, else character by character."
+    """BERT's four steps where each character becomes one: ASCII by `WordPiece`'s own function, else each character as
+    the reference makes it alone (once per character; the steps look at no neighbour), where that is one character."""
     if self.clean_text and _ASCII_CONTROL.search(text): return None
     if text.isascii(): return _normalize_ascii(text, self.lowercase, self.clean_text), pos  # (the common case)
-    plain, strip = self.__dict__.setdefault("_plain", set()), self.lowercase if self.strip_accents is None else self.strip_accents
-    for c in set(text) - plain:  # non-ASCII characters the parts would drop, space or split: none
-        if c > "\x7f" and (self.clean_text and (c == "\ufffd" or _CONTROL_RE.match(c)) or self.handle_chinese_chars and _CJK_RE.match(c)
-                            or strip and (unicodedata.normalize("NFD", c) != c or unicodedata.combining(c) or _MARK_RE.match(c))): return None
-        plain.add(c)
-    text = text.translate(_SPACE_TABLE) if self.clean_text else text
-    return _quick_lowercase(self, text, pos) if self.lowercase else (text, pos)
+    table, seen, several = self.__dict__.setdefault("_chars", ({}, set(), set()))  # ord -> its one character; those that become 0, 2, ...
+    for c in set(text) - seen:
+        if len(r := self.normalize(Normalized(c)).text) == 1: table[ord(c)] = r
+        else: several.add(c)
+        seen.add(c)
+    return None if several and not several.isdisjoint(text) else (text.translate(table), pos)
 
 def _quick_precompiled(self: Precompiled, text: str, pos):
     "The map's replacements, where each replaced character becomes characters that stand for it (no deletion, no grapheme looked up whole)."

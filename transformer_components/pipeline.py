@@ -10,7 +10,7 @@ from collections import Counter
 from collections.abc import Iterable
 from functools import partial
 from itertools import accumulate, chain, compress, count, repeat
-from operator import add, is_
+from operator import add, is_, sub
 from typing import NamedTuple
 from .bpe import _LEAD, _surrogate_error, _WordCache
 from .tokenizer import _as_int, _gaps, Encoding, find_added, read_added_tokens, Tokenizer
@@ -342,11 +342,12 @@ class _FastState(NamedTuple):
     ids: dict | None  # piece -> its ids alone, by the model's `piece_ids` (`None`: the model has no such form)
     unknowns: bool  # those ids may hold unknown tokens, as minus their length (`unknown_is_text`)
     trim: bool  # the post-processor's trimming is done as the offsets are made
-    chunk_ids: dict | None  # chunk (the last pre-tokenizer's `chunks`) -> its ids alone (`None`: no such form)
+    chunk_ids: dict | None  # chunk (the pre-tokenizer's `chunks`) -> its ids alone (`None`: no such form)
+    width: dict | None  # id -> the symbols its token covers, where the model writes tokens otherwise (`token_widths`); `None`: its length
 
-def _chunk_ids(last, ids: dict, chunk: str) -> tuple | bool:
+def _chunk_ids(cutters: list, last, ids: dict, chunk: str) -> tuple | bool:
     "The ids of `chunk` (see `chunks`): its pieces' ids one after another; `False` where a piece's ids are not its own parts."
-    got = list(map(ids.__getitem__, last.rewrite(chunk, False)[1]))
+    got = list(map(ids.__getitem__, _cut_all(cutters, chunk)[0] if cutters else last.rewrite(chunk, False)[1]))
     return False if False in got else tuple(chain.from_iterable(got))
 
 def _fast_state(self: PipelineTokenizer) -> _FastState | bool:
@@ -358,8 +359,9 @@ def _fast_state(self: PipelineTokenizer) -> _FastState | bool:
     trim = bool(getattr(self.post_processor, "trims_alone", False))  # its trimming takes each token alone
     unknowns = getattr(self.model, "unknown_is_text", False)
     ids = None if ids_of is None else _WordCache(ids_of, 100_000)
-    chunks = ids is not None and not plan[0] and plan[2] is None and hasattr(plan[1], "chunks")  # the last part alone cuts, in chunks
-    return _FastState(*plan, byte_level, {}, {}, ids, unknowns, trim, _WordCache(partial(_chunk_ids, plan[1], ids), 100_000) if chunks else None)
+    chunks = ids is not None and plan[2] is None and hasattr(self.pre_tokenizer, "chunks")  # the pre-tokenizer (one part) cuts in chunks
+    width = self.model.token_widths() if hasattr(self.model, "token_widths") else None
+    return _FastState(*plan, byte_level, {}, {}, ids, unknowns, trim, _WordCache(partial(_chunk_ids, plan[0], plan[1], ids), 100_000) if chunks else None, width)
 
 
 # %% ../nbs/07g_pipeline.ipynb #9411532a
@@ -389,18 +391,17 @@ def _fast_words(self: PipelineTokenizer, text: str, base: int, first: bool, ids:
                 cutting: bool = True, trim: bool = False, chunking: bool = True) -> bool:
     """Append the ids, tokens, offsets (`base` added) and words (unless `None`) of normalized text `text` (`first`: it starts the original text):
     cut by the cutting pre-tokenizers, each piece's tokens from a cache, else from the last pre-tokenizer and the model.
-    `trim`: trim the offsets too where they are made all at once; returns whether it did. `chunking`: in the last
+    `trim`: trim the offsets too where they are made all at once; returns whether it did. `chunking`: in the
     pre-tokenizer's chunks where it offers them and no words are asked for, each chunk's ids from a cache."""
     plan = self._fast
     cutters, last, cut, entries, ids_of = plan.cutters, plan.last, plan.cut, plan.entries, plan.ids
-    chunking = chunking and words is None  # (a chunk holds several words: word ids are made piece by piece)
+    if cutting and chunking and words is None and plan.chunk_ids is not None and (got := self.pre_tokenizer.chunks(text, first)) is not None:
+        (pre, pieces, kept), got = got, list(map(plan.chunk_ids.__getitem__, got[1]))  # each chunk's ids at once (no words asked for: a chunk holds several)
+        if False not in got: return self._add_pieces(pieces, got, text, base, pre, trim, ids, tokens, offsets, None, kept=kept)
     if cutting and cutters:
         (pieces, starts), pre, cache = _cut_all(cutters, text), 0, plan.cut_entries
         special = first and pieces and starts[0] == 0 and getattr(last, "first_differs", False)
     else:
-        if chunking and plan.chunk_ids is not None and (got := last.chunks(text, first)) is not None:  # each chunk's ids at once
-            got, (pre, pieces, _) = list(map(plan.chunk_ids.__getitem__, got[1])), got
-            if False not in got: return self._add_pieces(pieces, got, text, base, pre, trim, ids, tokens, offsets, None)
         (pre, pieces), cache = _last_words(last, text, first, cut), entries; special = pre > 0
         if ids_of is not None:  # the model gives a piece's ids alone: tokens and offsets for all pieces at once
             got = list(map(ids_of.__getitem__, pieces))
@@ -436,14 +437,19 @@ def _fast_words(self: PipelineTokenizer, text: str, base: int, first: bool, ids:
     return False
 
 def _add_pieces(self: PipelineTokenizer, words: list, got: list, text: str, base: int, pre: int, trim: bool, ids: list, tokens: list, offsets: list,
-                word_ids: _WordIds | None, fix=(), piece_words=None) -> bool:
-    """`_fast_words`' bulk step: append the ids `got` of pieces `words`, which cover `text`, with their tokens, offsets
-    (`base` added) and word numbers, each token its symbols' length (bytes for byte-level); `fix`: `(k, text)`, token `k`'s own text;
+                word_ids: _WordIds | None, fix=(), piece_words=None, kept: list | None = None) -> bool:
+    """`_fast_words`' bulk step: append the ids `got` of pieces `words`, which cover `text` (else `kept` is the position in
+    `text` of each of their characters), with their tokens, offsets (`base` added) and word numbers, each token its symbols'
+    length (bytes for byte-level; the model's `token_widths`); `fix`: `(k, text)`, token `k`'s own text;
     `piece_words`: each piece's word, counted from the next (default: each piece a word)."""
     toks = list(map(self._id_token.get, (new := list(chain.from_iterable(got)))))
     for k, s in fix: toks[k] = s
-    unknown = self._fast.unknowns and None in toks  # unknown tokens (Unigram's): minus their length as their ids
-    ends, d = list(accumulate(map(len, toks) if not unknown else [-i if t is None else len(t) for t, i in zip(toks, new)], initial=0)), base - pre
+    unknown, width = self._fast.unknowns and None in toks, self._fast.width  # unknown tokens (Unigram's): minus their length as their ids
+    sizes = map(len, toks) if not unknown else [-i if t is None else len(t) for t, i in zip(toks, new)]
+    if width is not None:
+        sizes = list(map(width.get, new))
+        for k, s in fix: sizes[k] = len(s)
+    ends, d = list(accumulate(sizes, initial=0)), base - pre
     for k, j in zip(compress(count(), map(is_, toks, repeat(None))), repeat("".join(words))) if unknown else ():
         toks[k], new[k] = j[ends[k]:ends[k + 1]], self.model.unk_id  # (an unknown token's text is its part of the pieces)
     ids += new; tokens += toks
@@ -455,6 +461,7 @@ def _add_pieces(self: PipelineTokenizer, words: list, got: list, text: str, base
     if self._fast.byte_level and not text.isascii():
         char = list(accumulate("".join(words).encode("utf-8", "surrogatepass").translate(_LEAD)))  # byte -> 1 + its character
         starts, ends = [char[s] - 1 for s in starts], [char[e - 1] for e in ends]
+    if kept is not None: starts, ends = list(map(kept.__getitem__, starts)), list(map(add, map(kept.__getitem__, map(sub, ends, repeat(1))), repeat(1)))
     if pre and starts: starts[0], ends[0] = max(starts[0], pre), max(ends[0], pre + 1)  # the character put before: the first token's
     if d: starts, ends = map(add, starts, repeat(d)), map(add, ends, repeat(d))
     if trim: starts, ends = _trim_columns(toks, list(starts), list(ends), False)  # (the post-processor's trimming, see `quick_trim`)

@@ -9,7 +9,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import accumulate, count, groupby
+from itertools import accumulate, compress, count, groupby
 from operator import add
 import regex
 from .bpe import _CUTS, _SPACES, bytes_to_unicode, GPT2_PATTERN, pretokenize
@@ -308,8 +308,9 @@ def _cut_by_pattern(ascii_re: re.Pattern, any_re: re.Pattern):
 _WS_CLASS = "".join(f"\\u{ord(c):04x}" for c in WHITE_SPACE)
 _ASCII_WS, _ASCII_PUNCT = " \t\n\x0b\x0c\r", "!-/:-@\\[-`{-~"
 WhitespaceSplit.cut = _cut_by_pattern(re.compile(f"[^{_ASCII_WS}]+"), re.compile(f"[^{_WS_CLASS}]+"))
-BertPreTokenizer.cut = _cut_by_pattern(re.compile(f"[{_ASCII_PUNCT}]|[^{_ASCII_WS}{_ASCII_PUNCT}]+"),
-                                       re.compile(f"[{_PUNCT_CLASS}]|[^{_PUNCT_CLASS}{_WS_CLASS}]+"))
+_bert_cut = _cut_by_pattern(re.compile(f"[{_ASCII_PUNCT}]|[^{_ASCII_WS}{_ASCII_PUNCT}]+"),
+                            re.compile(f"[{_PUNCT_CLASS}]|[^{_PUNCT_CLASS}{_WS_CLASS}]+"))
+BertPreTokenizer.cut = lambda self, text: ([text], [0]) if text.isalnum() else _bert_cut(self, text)  # (letters and digits alone: one piece)
 
 def _cut_words(p, text: str) -> tuple[list[str], list[int]]:
     """The pieces pre-tokenizer `p` cuts `text` into, and where each starts: its fast form `p.cut`, or else its
@@ -371,6 +372,8 @@ def _last_words(last, text: str, first: bool, cut) -> tuple[int, list[str]]:
     return pre, words if cut is None else [x for w in words for x in cut.findall(w)]
 
 # %% ../nbs/07c_pre_tokenizers.ipynb #pre-chunks
+_SPACE_SPACE = re.compile(f" [{''.join(sorted(_SPACES))}]")  # a space that does not start a piece: white space follows it
+
 def _chunks_byte_level(self: ByteLevel, text: str, first: bool) -> tuple[int, list[str], None] | None:
     """`rewrite`'s pieces in runs that cover the text: cut only before a space that starts a piece, so each chunk's pieces
     are `rewrite(chunk, False)`'s (a chunk after the first starts with that space). `None` without GPT-2's pattern."""
@@ -378,8 +381,19 @@ def _chunks_byte_level(self: ByteLevel, text: str, first: bool) -> tuple[int, li
     t, pre = (" " + text, 1) if self.add_prefix_space and text and not text.startswith(" ") else (text, 0)
     parts = t.split(" ")  # a space starts a piece before a character that is no white space, or at the end after one
     last = parts[-1][:1] if parts[-1] else parts[-2][-1:] if len(parts) > 1 else ""
-    if last in _SPACES or not all(p and p[0] not in _SPACES for p in parts[1:-1]): parts = _CUTS.split(t)
+    if last in _SPACES or _SPACE_SPACE.search(t): parts = _CUTS.split(t)
     return pre, [parts[0]] * bool(parts[0]) + [" " + q for q in parts[1:]], None
 
 ByteLevel.chunks = _chunks_byte_level
+
+_KEEP = bytes(0 if chr(b) in _ASCII_WS else 1 for b in range(256))  # ASCII white space -> 0, other bytes -> 1
+
+def _chunks_at_white_space(self, text: str, first: bool) -> tuple[int, list[str], list[int]] | None:
+    """The runs between white space, which this part drops and never cuts across (so each run's pieces are its own), and
+    the position in `text` of each of their characters. `None` beyond ASCII."""
+    if not text.isascii(): return None
+    chunks, kept = text.split(), list(compress(range(len(text)), text.encode("ascii").translate(_KEEP)))
+    return (0, chunks, kept) if len(kept) == sum(map(len, chunks)) else None  # (`split` also cuts at \x1c-\x1f, which are no white space)
+
+WhitespaceSplit.chunks = Whitespace.chunks = BertPreTokenizer.chunks = _chunks_at_white_space
 
