@@ -138,6 +138,11 @@ def _processed(self: PipelineTokenizer, encs: list[Tokens], add_special_tokens: 
         if room <= cut["max_length"]:  # (HF cuts nothing when the special tokens alone pass max_length)
             encs = truncate(encs, cut["max_length"] - room, cut["strategy"], cut["direction"], cut["stride"])
     if pp is None and len(encs) == 1: return encs[0]  # (one text, nothing around it: HF gives it no sequence range)
+    if fast and cut is None and add_special_tokens and len(encs) == 1 and (around := getattr(pp, "around", None)) and (got := around()):
+        (b, a, type_id), t = got, encs[0]  # one text between special tokens (`around`): each list built once
+        n, k = len(t.ids), len(b.ids)
+        return Tokens(b.ids + t.ids + a.ids, b.tokens + t.tokens + a.tokens, b.offsets + t.offsets + a.offsets, b.type_ids + [type_id] * n + a.type_ids,
+                      b.special + t.special + a.special, b.words + t.words + a.words, {0: (k, k + n)})
     if retype and pp is not None: encs = [t.typed(k) for k, t in enumerate(encs)]
     for k, t in enumerate(encs):  # HF's sequence ranges, numbered in place (`t` is this call's own); a post-processor numbers the windows too
         for w in [t, *t.overflowing] if pp is not None else [t]: w.ranges[k] = (0, len(w.ids))
@@ -509,9 +514,13 @@ def _one_planned(self: PipelineTokenizer, text: str, type_id: int, allowed_speci
     _, raw, normed, disallowed = self._matchers_for(allowed_special, disallowed_special)
     found = find_added(text, raw, disallowed) if raw is not None and raw.hint in text else []
     ids, tokens, offsets, words, trim, trimmed = [], [], [], _WordIds() if record else None, self._fast.trim, False
-    for (a, b), f in zip(_gaps(found, len(text)), found + [None]):
+    q = None if found else quick_normalize(self.normalizer, text, (0, 0))  # (no added token: the text is one stretch)
+    if q is not None and q[1] == (0, 0) and (normed is None or normed.hint not in q[0]):  # the usual text: no character moved, no added token
+        trimmed, raw_stretches = self._fast_words(q[0], 0, True, ids, tokens, offsets, words, trim=trim and len(q[0]) == len(text)), ()
+    else: raw_stretches = zip(_gaps(found, len(text)), found + [None])
+    for (a, b), f in raw_stretches:
         if b > a:
-            q, k = quick_normalize(self.normalizer, text[a:b], (0, a)), len(offsets)
+            q, k = q if not found else quick_normalize(self.normalizer, text[a:b], (0, a)), len(offsets)
             if q is None:
                 n = self._normalize_text(Normalized(text[a:b], list(zip(range(a, b), range(a + 1, b + 1)))))
                 t, starts, ends = n.text, [s for s, _ in n.align], [e for _, e in n.align]

@@ -277,6 +277,29 @@ def pad(t: Tokens, n: int, padding: dict) -> Tokens:
 # %% ../nbs/07e_processors.ipynb #01dc5e05b
 ByteLevelProcessing.trims_alone = RobertaProcessing.trims_alone = property(lambda self: self.trim_offsets and not self.add_prefix_space)
 
+# %% ../nbs/07e_processors.ipynb #around-code
+def _around_template(self: TemplateProcessing):
+    "The special tokens before and after `$A` in the `single` template, and `$A`'s type id."
+    seq = [k for k, (kind, _, _) in enumerate(self._single) if kind == "Sequence"]
+    if len(seq) != 1: return None
+    specials = lambda entries: Tokens.join([Tokens()] + [special_tokens(self.special_tokens[i]["ids"], self.special_tokens[i]["tokens"], t) for _, i, t in entries])
+    return specials(self._single[:seq[0]]), specials(self._single[seq[0] + 1:]), self._single[seq[0]][2]
+
+def _around_pairs(self):
+    "`cls` before, `sep` after, type id 0 (BERT's, and RoBERTa's where it trims nothing)."
+    if getattr(self, "trim_offsets", False): return None
+    return special_tokens([self.cls[1]], [self.cls[0]]), special_tokens([self.sep[1]], [self.sep[0]]), 0
+
+def _around(make):
+    "`around()`: `make(self)`, made at the first call (the special tokens are then shared by every result: never changed in place)."
+    def around(self):
+        if "_around" not in self.__dict__: self.__dict__["_around"] = make(self)
+        return self.__dict__["_around"]
+    return around
+
+TemplateProcessing.around, BertProcessing.around, RobertaProcessing.around = _around(_around_template), _around(_around_pairs), _around(_around_pairs)
+
+
 # %% ../nbs/07e_processors.ipynb #25008c91
 class _Spaces(dict):
     "Token -> its leading spaces (`Ġ` or white space), which `trim_offsets` moves past; `trailing`: token -> its trailing ones, where it has some."
