@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .bpe import BPETokenizer
-from .pipeline import PipelineTokenizer, _model_type
+from .pipeline import PipelineTokenizer
 from .tokenizer import Tokenizer, _read_json
 from .word_tokenizer import _FORMAT as _WORD_FORMAT, WordTokenizer
 from .wordpiece import WordPiece
@@ -17,24 +17,14 @@ from .wordpiece import WordPiece
 __all__ = ['load_tokenizer']
 
 # %% ../nbs/08_load_tokenizer.ipynb #lt000007
-_FAST = {"BPE": BPETokenizer, "WordPiece": WordPiece}  # a tokenizer.json's model type -> the fast class for its usual pipeline
-
-def _fast_class(d: dict) -> type[Tokenizer] | None:
-    "The fast class that gives HF's results for the parsed `tokenizer.json` `d`, or `None` when only the pipeline does."
-    if d.get("truncation") is not None or d.get("padding") is not None: return None  # the pipeline honours them
-    cls = _FAST.get(_model_type(d.get("model")))
-    if cls is BPETokenizer:
-        pp, dec = d.get("post_processor") or {}, d.get("decoder") or {}
-        if pp.get("type", "ByteLevel") != "ByteLevel" or pp.get("trim_offsets") or dec.get("type") not in ("ByteLevel", "Fuse"): return None
-    return cls
-
 def _json_class(d, path: Path) -> type[Tokenizer]:
     "The class that reads the parsed JSON file `d` (see the table above); `ValueError` for anything else."
     if isinstance(d, dict) and d.get("format") == _WORD_FORMAT: return WordTokenizer
-    if isinstance(d, dict) and isinstance(d.get("model"), dict): return _fast_class(d) or PipelineTokenizer
+    if isinstance(d, dict) and isinstance(d.get("model"), dict): return PipelineTokenizer
     if isinstance(d, dict) and d and all(isinstance(v, int) for v in d.values()):  # GPT-2's vocab has a token "model"
         raise ValueError(f"{path} looks like a GPT-2 vocab.json: give its merges.txt too (merges=, or --merges on the command line)")
     raise ValueError(f"{path}: not a tokenizer.json (no model object), a GPT-2 vocab.json or a WordTokenizer file")
+
 
 # %% ../nbs/08_load_tokenizer.ipynb #lt000009
 def _existing_file(path: str | Path) -> Path:
@@ -49,12 +39,7 @@ def load_tokenizer(
 ) -> Tokenizer:
     "The tokenizer `path` holds (see the table above); `ValueError` / `FileNotFoundError` name the file and what is wrong."
     path = _existing_file(path)
-    if merges is not None: return BPETokenizer.from_files(path, _existing_file(merges))
-    if path.suffix == ".txt": return WordPiece.from_vocab_txt(path, lowercase=True)
-    d = _read_json(path, "a tokenizer.json, a GPT-2 vocab.json (with its merges.txt), a BERT vocab.txt or a WordTokenizer file")
-    cls = _json_class(d, path)
-    if cls in (BPETokenizer, WordPiece):
-        try: return cls.from_json_dict({**d, "model": {**d["model"], "type": _model_type(d["model"])}}, str(path))
-        except ValueError: pass  # a part the fast class lacks: the pipeline reads it, or names what it lacks
-        cls = PipelineTokenizer
-    return cls.from_json_dict(d, str(path))
+    if merges is not None: d = BPETokenizer.from_files(path, _existing_file(merges)).to_json_dict()  # (the tokenizer.json it stands for)
+    elif path.suffix == ".txt": d = WordPiece.from_vocab_txt(path, lowercase=True).to_json_dict()
+    else: d = _read_json(path, "a tokenizer.json, a GPT-2 vocab.json (with its merges.txt), a BERT vocab.txt or a WordTokenizer file")
+    return _json_class(d, path).from_json_dict(d, str(path))
