@@ -120,6 +120,7 @@ def encode(self: PipelineTokenizer,
     for name, t in (("text", text), ("pair", pair)):
         if t is not None and not isinstance(t, str): raise TypeError(f"{name} must be a str, got {type(t).__name__}")
     args = (text, pair, add_special_tokens, allowed_special, disallowed_special)
+    if self.fast and pair is None and (e := self._lazy_encode(args)) is not None: return e  # (ids now, the rest when read)
     return self._finish(self._encodings(*args), None, args)
 
 def _encodings(self: PipelineTokenizer, text, pair, add_special_tokens, allowed_special, disallowed_special, words: bool = False) -> Tokens:
@@ -216,6 +217,7 @@ def encode_batch(self: PipelineTokenizer,
 
 PipelineTokenizer.encode, PipelineTokenizer._encodings, PipelineTokenizer._finish, PipelineTokenizer.encode_batch = encode, _encodings, _finish, encode_batch
 PipelineTokenizer._processed = _processed
+PipelineTokenizer._lazy_encode = lambda self, args: None  # ids first, the rest when read: see "Making it fast"
 
 # %% ../nbs/07g_pipeline.ipynb #pretok
 def _word_list(words, name: str, want: str = "a list of str (the words of one text)") -> list[str]:
@@ -548,6 +550,45 @@ def _one_planned(self: PipelineTokenizer, text: str, type_id: int, allowed_speci
 PipelineTokenizer._fast = None  # the plan and caches, made at the first `encode`
 PipelineTokenizer._read_fast = True  # `from_json_dict` (so `from_file` and `load_tokenizer`) turns the switch on
 PipelineTokenizer._one_fast, PipelineTokenizer._one_planned = _one_fast, _one_planned
+
+# %% ../nbs/07g_pipeline.ipynb #lazy-code
+class _Rest:
+    "The tokens and offsets of an encoding of `_lazy_encode`, made from its chunks' ids when first read (the `source` of a lazy `Encoding`)."
+    __slots__ = ("args", "made")
+    def __init__(self, *args): self.args, self.made = args, None
+    def _both(self) -> tuple[list, list]:
+        if self.made is None:
+            tok, plan, pieces, got, text, pre, kept, (before, after, _) = self.args
+            if tok._fast is not plan: raise ValueError("the tokenizer has changed since this text was encoded; encode it again")
+            tokens, offsets = [], []
+            tok._add_pieces(pieces, got, text, 0, pre, plan.trim, [], tokens, offsets, None, kept=kept)
+            self.made = before.tokens + tokens + after.tokens, before.offsets + offsets + after.offsets
+        return self.made
+    def _tokens_of(self, ids, inputs=None) -> list[str]: return self._both()[0]
+    def _offsets(self, inputs) -> list[tuple[int, int]]: return self._both()[1]
+
+def _lazy_encode(self: PipelineTokenizer, args: tuple) -> Encoding | None:
+    "`encode(*args)` of one text by its chunks' ids alone, its tokens and offsets made when read; `None` where the text is not the usual one."
+    text, _, add_special_tokens, allowed_special, disallowed_special = args
+    if self._fast is None: self._fast = _fast_state(self)
+    plan, pp = self._fast, self.post_processor
+    if not plan or plan.chunk_ids is None or self.truncation is not None or self.padding is not None or not text.isascii() and _SURROGATE.search(text): return None
+    around = (Tokens(), Tokens(), 0) if pp is None else pp.around() if add_special_tokens and hasattr(pp, "around") else None
+    _, raw, normed, _ = self._matchers_for(allowed_special, disallowed_special)
+    if around is None or raw is not None and raw.hint in text: return None
+    q = quick_normalize(self.normalizer, text, (0, 0))
+    if q is None or q[1] != (0, 0) or normed is not None and normed.hint in q[0] or (c := self.pre_tokenizer.chunks(q[0], True)) is None: return None
+    pre, pieces, kept = c
+    if False in (got := list(map(plan.chunk_ids.__getitem__, pieces))): return None
+    (before, after, type_id), n = around, sum(map(len, got))
+    e = Encoding.lazy(before.ids + list(chain.from_iterable(got)) + after.ids, _Rest(self, plan, pieces, got, q[0], pre, kept, around), None)
+    e._words = _WordsLater(self, args, None, [])
+    if pp is not None: e._ranges, e._special = {0: (len(before.ids), len(before.ids) + n)}, before.special + [0] * n + after.special
+    if type_id or any(before.type_ids) or any(after.type_ids): e._type_ids = before.type_ids + [type_id] * n + after.type_ids
+    return e
+
+PipelineTokenizer._lazy_encode = _lazy_encode
+
 
 # %% ../nbs/07g_pipeline.ipynb #8031f139
 def _set_attribute(self: PipelineTokenizer, name: str, value):

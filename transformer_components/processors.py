@@ -286,9 +286,13 @@ def _around_template(self: TemplateProcessing):
     return specials(self._single[:seq[0]]), specials(self._single[seq[0] + 1:]), self._single[seq[0]][2]
 
 def _around_pairs(self):
-    "`cls` before, `sep` after, type id 0 (BERT's, and RoBERTa's where it trims nothing)."
-    if getattr(self, "trim_offsets", False): return None
+    "`cls` before, `sep` after, type id 0 (BERT's, and RoBERTa's where its trimming looks at each token alone)."
+    if getattr(self, "trim_offsets", False) and not self.trims_alone: return None
     return special_tokens([self.cls[1]], [self.cls[0]]), special_tokens([self.sep[1]], [self.sep[0]]), 0
+
+def _around_byte_level(self: ByteLevelProcessing):
+    "Nothing around the text, type id 0, where its trimming looks at each token alone."
+    return None if self.trim_offsets and not self.trims_alone else (Tokens(), Tokens(), 0)
 
 def _around(make):
     "`around()`: `make(self)`, made at the first call (the special tokens are then shared by every result: never changed in place)."
@@ -298,6 +302,7 @@ def _around(make):
     return around
 
 TemplateProcessing.around, BertProcessing.around, RobertaProcessing.around = _around(_around_template), _around(_around_pairs), _around(_around_pairs)
+ByteLevelProcessing.around = _around(_around_byte_level)
 
 
 # %% ../nbs/07e_processors.ipynb #25008c91
