@@ -630,11 +630,11 @@ def _words_left_behind(e: Encoding) -> Encoding:
 
 def _encode_in_worker(texts: list[str], options: dict) -> tuple:
     "Encode `texts` in a worker: `(ids of all, one after another; count per text; {position: Encoding, or inputs other than the text})`."
-    enc, ids, counts, other = _WORKER["tok"].encode, array("i"), array("i"), {}
+    tok, ids, counts, other = _WORKER["tok"], array("i"), array("i"), {}
     for k, t in enumerate(texts):
-        e = enc(t, **options)
+        e = tok.encode(t, **options)
         ids.extend(e); counts.append(len(e))
-        if getattr(e, "_source", None) is None: other[k] = _words_left_behind(e)  # computed eagerly: it travels whole
+        if getattr(e, "_source", None) is not tok: other[k] = _words_left_behind(e)  # computed eagerly, or lazily by another source: it travels whole
         elif e._inputs is not t: other[k] = e._inputs
     return ids, counts, other
 
