@@ -353,8 +353,9 @@ class _FastState(NamedTuple):
     width: dict | None  # id -> the symbols its token covers, where the model writes tokens otherwise (`token_widths`); `None`: its length
 
 def _chunk_ids(cutters: list, last, ids: dict, chunk: str) -> tuple | bool:
-    "The ids of `chunk` (see `chunks`): its pieces' ids one after another; `False` where a piece's ids are not its own parts."
-    got = list(map(ids.__getitem__, _cut_all(cutters, chunk)[0] if cutters else last.rewrite(chunk, False)[1]))
+    "The ids of `chunk` (see `chunks`): its pieces' ids one after another; `False` where a piece's ids are not its own parts, or the pieces leave out a character."
+    pieces = _cut_all(cutters, chunk)[0] if cutters else last.rewrite(chunk, False)[1]
+    got = list(map(ids.__getitem__, pieces)) if sum(map(len, pieces)) == len(chunk) else [False]
     return False if False in got else tuple(chain.from_iterable(got))
 
 def _fast_state(self: PipelineTokenizer) -> _FastState | bool:
@@ -444,9 +445,9 @@ def _fast_words(self: PipelineTokenizer, text: str, base: int, first: bool, ids:
     return False
 
 def _add_pieces(self: PipelineTokenizer, words: list, got: list, text: str, base: int, pre: int, trim: bool, ids: list, tokens: list, offsets: list,
-                word_ids: _WordIds | None, fix=(), piece_words=None, kept: list | None = None) -> bool:
-    """`_fast_words`' bulk step: append the ids `got` of pieces `words`, which cover `text` (else `kept` is the position in
-    `text` of each of their characters), with their tokens, offsets (`base` added) and word numbers, each token its symbols'
+                word_ids: _WordIds | None, fix=(), piece_words=None, kept=None) -> bool:
+    """`_fast_words`' bulk step: append the ids `got` of pieces `words`, which cover `text` (else `kept()` gives the position
+    in `text` of each of their characters), with their tokens, offsets (`base` added) and word numbers, each token its symbols'
     length (bytes for byte-level; the model's `token_widths`); `fix`: `(k, text)`, token `k`'s own text;
     `piece_words`: each piece's word, counted from the next (default: each piece a word)."""
     toks = list(map(self._id_token.get, (new := list(chain.from_iterable(got)))))
@@ -468,7 +469,7 @@ def _add_pieces(self: PipelineTokenizer, words: list, got: list, text: str, base
     if self._fast.byte_level and not text.isascii():
         char = list(accumulate("".join(words).encode("utf-8", "surrogatepass").translate(_LEAD)))  # byte -> 1 + its character
         starts, ends = [char[s] - 1 for s in starts], [char[e - 1] for e in ends]
-    if kept is not None: starts, ends = list(map(kept.__getitem__, starts)), list(map(add, map(kept.__getitem__, map(sub, ends, repeat(1))), repeat(1)))
+    if kept is not None: kept = kept(); starts, ends = list(map(kept.__getitem__, starts)), list(map(add, map(kept.__getitem__, map(sub, ends, repeat(1))), repeat(1)))
     if pre and starts: starts[0], ends[0] = max(starts[0], pre), max(ends[0], pre + 1)  # the character put before: the first token's
     if d: starts, ends = map(add, starts, repeat(d)), map(add, ends, repeat(d))
     if trim: starts, ends = _trim_columns(toks, list(starts), list(ends), False)  # (the post-processor's trimming, see `quick_trim`)

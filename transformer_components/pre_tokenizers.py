@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import lru_cache, partial
 from itertools import accumulate, compress, count, groupby
 from operator import add
 import regex
@@ -388,12 +388,18 @@ ByteLevel.chunks = _chunks_byte_level
 
 _KEEP = bytes(0 if chr(b) in _ASCII_WS else 1 for b in range(256))  # ASCII white space -> 0, other bytes -> 1
 
-def _chunks_at_white_space(self, text: str, first: bool) -> tuple[int, list[str], list[int]] | None:
+_NOT_WS, _ODD_SPACE = re.compile(f"[^{_WS_CLASS}]+"), re.compile("[\x1c-\x1f]")
+
+def _kept(text: str) -> list[int]:
+    "The position of each character of `text` that is not white space."
+    if text.isascii(): return list(compress(range(len(text)), text.encode("ascii").translate(_KEEP)))
+    return [i for m in _NOT_WS.finditer(text) for i in range(*m.span())]
+
+def _chunks_at_white_space(self, text: str, first: bool) -> tuple[int, list[str], partial]:
     """The runs between white space, which this part drops and never cuts across (so each run's pieces are its own), and
-    the position in `text` of each of their characters. `None` beyond ASCII."""
-    if not text.isascii(): return None
-    chunks, kept = text.split(), list(compress(range(len(text)), text.encode("ascii").translate(_KEEP)))
-    return (0, chunks, kept) if len(kept) == sum(map(len, chunks)) else None  # (`split` also cuts at \x1c-\x1f, which are no white space)
+    what gives the position in `text` of each of their characters."""
+    plain = text.isascii() and (text.isprintable() or not _ODD_SPACE.search(text))  # (`split` also cuts at \x1c-\x1f, which are no white space)
+    return 0, text.split() if plain else _NOT_WS.findall(text), partial(_kept, text)
 
 WhitespaceSplit.chunks = Whitespace.chunks = BertPreTokenizer.chunks = _chunks_at_white_space
 
