@@ -2,9 +2,8 @@
 round runs every contender once, so the load of the machine hits all of them alike; the best round is reported, with
 the range over rounds).
 
-For each file of the shared data named in `FILES`, `load_tokenizer(file)` (the class it picks: `BPETokenizer` or
-`WordPiece` where the file is their usual pipeline, else `PipelineTokenizer` with its fast path) against HF's
-`Tokenizer.from_file(file)`, one line per call over the non-empty lines of WikiText-2 valid, one thread. Each call's
+For each file of the shared data named in `FILES`, `load_tokenizer(file)` (a `PipelineTokenizer` with its fast path,
+for every file) against HF's `Tokenizer.from_file(file)`, one line per call over the non-empty lines of WikiText-2 valid, one thread. Each call's
 ids, tokens and offsets are read (HF's `encode` always computes them; ours computes tokens and offsets when they are
 read). Cold: fresh tokenizers (built outside the clock), first pass over the lines; warm: a second pass with the same
 tokenizers. MB/s of UTF-8 input, wall clock. The ids are checked equal to HF's on every line.

@@ -70,7 +70,9 @@ class _UnicodeForm:
         if unicodedata.is_normalized(self.type_name, n.text) and _NFD_KEEP not in n.text: return n
         return transform(n, unicode_changes(n.text, self.type_name))
 
-NFC, NFD, NFKC, NFKD = (part("normalizer", f)(type(f, (_UnicodeForm,), {})) for f in ("NFC", "NFD", "NFKC", "NFKD"))
+_FORMS = {"NFC": "canonical composition", "NFD": "canonical decomposition", "NFKC": "compatibility decomposition, then canonical composition",
+          "NFKD": "compatibility decomposition"}
+NFC, NFD, NFKC, NFKD = (part("normalizer", f)(type(f, (_UnicodeForm,), {"__doc__": f"Unicode normalization form {f}: {d}."})) for f, d in _FORMS.items())
 
 # %% ../nbs/07b_normalizers.ipynb #47b00ddc
 @part("normalizer", "Lowercase")

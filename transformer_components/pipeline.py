@@ -581,10 +581,12 @@ def _lazy_encode(self: PipelineTokenizer, args: tuple) -> Encoding | None:
     if q is None or q[1] != (0, 0) or normed is not None and normed.hint in q[0] or (c := self.pre_tokenizer.chunks(q[0], True)) is None: return None
     pre, pieces, kept = c
     if False in (got := list(map(plan.chunk_ids.__getitem__, pieces))): return None
-    (before, after, type_id), n = around, sum(map(len, got))
-    e = Encoding.lazy(before.ids + list(chain.from_iterable(got)) + after.ids, _Rest(self, plan, pieces, got, q[0], pre, kept, around), None)
+    (before, after, type_id), ids = around, list(chain.from_iterable(got))
+    n, k, wrapped = len(ids), len(before.ids), before.ids or after.ids
+    e = Encoding.lazy(before.ids + ids + after.ids if wrapped else ids, _Rest(self, plan, pieces, got, q[0], pre, kept, around), None)
     e._words = _WordsLater(self, args, None, [])
-    if pp is not None: e._ranges, e._special = {0: (len(before.ids), len(before.ids) + n)}, before.special + [0] * n + after.special
+    if pp is not None: e._ranges = {0: (k, k + n)}
+    if wrapped: e._special = before.special + [0] * n + after.special
     if type_id or any(before.type_ids) or any(after.type_ids): e._type_ids = before.type_ids + [type_id] * n + after.type_ids
     return e
 
