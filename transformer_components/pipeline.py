@@ -211,6 +211,8 @@ def encode_batch(self: PipelineTokenizer,
             if not (isinstance(t, str) or isinstance(t, (tuple, list)) and len(t) == 2 and all(isinstance(x, str) for x in t)):
                 raise TypeError(f"texts[{k}] must be a str or a (text, pair) of two str, got {str(t)[:60]!r}")
         args = [(*(t if isinstance(t, (tuple, list)) else (t, None)), *opts) for t in texts]
+        if self.fast and self.padding is None and all(a[1] is None for a in args):  # each text by `encode`'s lazy lane where it applies
+            return [e if (e := self._lazy_encode(a)) is not None else self._finish(self._encodings(*a), None, a) for a in args]
         ts = [self._encodings(*a) for a in args]
     longest = max((len(t.ids) for t in ts), default=0)
     return [self._finish(t, longest, None if is_pretokenized else a) for t, a in zip(ts, args)]
