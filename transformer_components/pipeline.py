@@ -353,9 +353,11 @@ class _FastState(NamedTuple):
     trim: bool  # the post-processor's trimming is done as the offsets are made
     chunk_ids: dict | None  # chunk (the pre-tokenizer's `chunks`) -> its ids alone (`None`: no such form)
     width: dict | None  # id -> the symbols its token covers, where the model writes tokens otherwise (`token_widths`); `None`: its length
+    sep_ids: dict | None  # chunk given without the pre-tokenizer's `chunk_sep` -> the ids of both (`None`: no such separator)
 
-def _chunk_ids(cutters: list, last, ids: dict, chunk: str) -> tuple | bool:
-    "The ids of `chunk` (see `chunks`): its pieces' ids one after another; `False` where a piece's ids are not its own parts, or the pieces leave out a character."
+def _chunk_ids(cutters: list, last, ids: dict, chunk: str, sep: str = "") -> tuple | bool:
+    "The ids of `sep + chunk` (see `chunks`): its pieces' ids one after another; `False` where a piece's ids are not its own parts, or the pieces leave out a character."
+    chunk = sep + chunk
     pieces = _cut_all(cutters, chunk)[0] if cutters else last.rewrite(chunk, False)[1]
     got = list(map(ids.__getitem__, pieces)) if sum(map(len, pieces)) == len(chunk) else [False]
     return False if False in got else tuple(chain.from_iterable(got))
@@ -371,7 +373,22 @@ def _fast_state(self: PipelineTokenizer) -> _FastState | bool:
     ids = None if ids_of is None else _WordCache(ids_of, 100_000)
     chunks = ids is not None and plan[2] is None and hasattr(self.pre_tokenizer, "chunks")  # the pre-tokenizer (one part) cuts in chunks
     width = self.model.token_widths() if hasattr(self.model, "token_widths") else None
-    return _FastState(*plan, byte_level, {}, {}, ids, unknowns, trim, _WordCache(partial(_chunk_ids, plan[0], plan[1], ids), 100_000) if chunks else None, width)
+    sep = getattr(self.pre_tokenizer, "chunk_sep", "")
+    made = lambda sep: _WordCache(partial(_chunk_ids, plan[0], plan[1], ids, sep=sep), 100_000)
+    return _FastState(*plan, byte_level, {}, {}, ids, unknowns, trim, made("") if chunks else None, width, made(sep) if chunks and sep else None)
+
+def _chunks_ids(self: PipelineTokenizer, text: str, first: bool) -> tuple | None:
+    """`(pre, words, got, kept)`: the pre-tokenizer's chunks of normalized `text`, `pre` and `kept` as `chunks` gives them,
+    `words` what the ids cover (put together), and `got` each chunk's ids from the caches; `None` where the
+    pre-tokenizer gives no chunks for `text`, or a chunk has no ids of its own."""
+    plan = self._fast
+    if (c := self.pre_tokenizer.chunks(text, first)) is None: return None
+    pre, chunks, kept = c
+    if plan.sep_ids is None: got = list(map(plan.chunk_ids.__getitem__, chunks))
+    else: got, chunks = [plan.chunk_ids[chunks[0]]] * bool(chunks[0]) + list(map(plan.sep_ids.__getitem__, chunks[1:])), [self.pre_tokenizer.chunk_sep.join(chunks)]
+    return None if False in got else (pre, chunks, got, kept)
+
+PipelineTokenizer._chunks_ids = _chunks_ids
 
 
 # %% ../nbs/07g_pipeline.ipynb #9411532a
@@ -405,9 +422,9 @@ def _fast_words(self: PipelineTokenizer, text: str, base: int, first: bool, ids:
     pre-tokenizer's chunks where it offers them and no words are asked for, each chunk's ids from a cache."""
     plan = self._fast
     cutters, last, cut, entries, ids_of = plan.cutters, plan.last, plan.cut, plan.entries, plan.ids
-    if cutting and chunking and words is None and plan.chunk_ids is not None and (got := self.pre_tokenizer.chunks(text, first)) is not None:
-        (pre, pieces, kept), got = got, list(map(plan.chunk_ids.__getitem__, got[1]))  # each chunk's ids at once (no words asked for: a chunk holds several)
-        if False not in got: return self._add_pieces(pieces, got, text, base, pre, trim, ids, tokens, offsets, None, kept=kept)
+    if cutting and chunking and words is None and plan.chunk_ids is not None and (c := self._chunks_ids(text, first)) is not None:
+        pre, pieces, got, kept = c  # each chunk's ids at once (no words asked for: a chunk holds several)
+        return self._add_pieces(pieces, got, text, base, pre, trim, ids, tokens, offsets, None, kept=kept)
     if cutting and cutters:
         (pieces, starts), pre, cache = _cut_all(cutters, text), 0, plan.cut_entries
         special = first and pieces and starts[0] == 0 and getattr(last, "first_differs", False)
@@ -580,9 +597,8 @@ def _lazy_encode(self: PipelineTokenizer, args: tuple) -> Encoding | None:
     _, raw, normed, _ = self._matchers_for(allowed_special, disallowed_special)
     if around is None or raw is not None and raw.hint in text: return None
     q = quick_normalize(self.normalizer, text, (0, 0))
-    if q is None or q[1] != (0, 0) or normed is not None and normed.hint in q[0] or (c := self.pre_tokenizer.chunks(q[0], True)) is None: return None
-    pre, pieces, kept = c
-    if False in (got := list(map(plan.chunk_ids.__getitem__, pieces))): return None
+    if q is None or q[1] != (0, 0) or normed is not None and normed.hint in q[0] or (c := self._chunks_ids(q[0], True)) is None: return None
+    pre, pieces, got, kept = c
     (before, after, type_id), ids = around, list(chain.from_iterable(got))
     n, k, wrapped = len(ids), len(before.ids), before.ids or after.ids
     e = Encoding.lazy(before.ids + ids + after.ids if wrapped else ids, _Rest(self, plan, pieces, got, q[0], pre, kept, around), None)

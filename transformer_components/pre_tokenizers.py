@@ -376,15 +376,16 @@ _SPACE_SPACE = re.compile(f" [{''.join(sorted(_SPACES))}]")  # a space that does
 
 def _chunks_byte_level(self: ByteLevel, text: str, first: bool) -> tuple[int, list[str], None] | None:
     """`rewrite`'s pieces in runs that cover the text: cut only before a space that starts a piece, so each chunk's pieces
-    are `rewrite(chunk, False)`'s (a chunk after the first starts with that space). `None` without GPT-2's pattern."""
+    are `rewrite(chunk, False)`'s. A chunk after the first starts with that space, left out (`chunk_sep`); the first may
+    be empty. `None` without GPT-2's pattern."""
     if not self.use_regex: return None
     t, pre = (" " + text, 1) if self.add_prefix_space and text and not text.startswith(" ") else (text, 0)
     parts = t.split(" ")  # a space starts a piece before a character that is no white space, or at the end after one
     last = parts[-1][:1] if parts[-1] else parts[-2][-1:] if len(parts) > 1 else ""
     if last in _SPACES or _SPACE_SPACE.search(t): parts = _CUTS.split(t)
-    return pre, [parts[0]] * bool(parts[0]) + [" " + q for q in parts[1:]], None
+    return pre, parts, None
 
-ByteLevel.chunks = _chunks_byte_level
+ByteLevel.chunks, ByteLevel.chunk_sep = _chunks_byte_level, " "
 
 _KEEP = bytes(0 if chr(b) in _ASCII_WS else 1 for b in range(256))  # ASCII white space -> 0, other bytes -> 1
 
