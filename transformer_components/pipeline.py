@@ -358,9 +358,9 @@ class _FastState(NamedTuple):
 def _chunk_ids(cutters: list, last, ids: dict, chunk: str, sep: str = "") -> tuple | bool:
     "The ids of `sep + chunk` (see `chunks`): its pieces' ids one after another; `False` where a piece's ids are not its own parts, or the pieces leave out a character."
     chunk = sep + chunk
-    pieces = _cut_all(cutters, chunk)[0] if cutters else last.rewrite(chunk, False)[1]
-    got = list(map(ids.__getitem__, pieces)) if sum(map(len, pieces)) == len(chunk) else [False]
-    return False if False in got else tuple(chain.from_iterable(got))
+    if not cutters: got = list(map(ids.__getitem__, last.rewrite(chunk, False)[1]))  # (a rewriting part's pieces cover its text)
+    else: got = list(map(ids.__getitem__, pieces)) if sum(map(len, pieces := _cut_all(cutters, chunk)[0])) == len(chunk) else [False]
+    return False if False in got else got[0] if len(got) == 1 else tuple(chain.from_iterable(got))
 
 def _fast_state(self: PipelineTokenizer) -> _FastState | bool:
     "The plan and its caches, from what each part offers; `False` where the plan does not apply (then `encode` takes the reference)."
