@@ -18,6 +18,7 @@ BIN = Path(sys.executable).parent  # the venv's bin/, where nbdev's and our cons
 def pytest_configure(config):
     config.addinivalue_line("markers", "training_cli: a test of tests/test_training_cli.py (make test runs them apart)")
     config.addinivalue_line("markers", "beside: a tc-train test that make test runs with the other tests, to balance the two processes")
+    config.addinivalue_line("markers", "apart: a test of another file that make test runs with the training_cli tests, to balance the two processes")
 
 
 @pytest.fixture(scope="session")
