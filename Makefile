@@ -65,9 +65,10 @@ pytest: setup ## run tests/ (CLI end to end, the docs site in a browser, ...)
 	$(BIN)/pytest -ra tests
 
 # `make test` runs tests/ as two pytest processes at once, most of the training commands' tests (subprocesses that
-# mostly keep one core busy, or wait) beside all the others: the two marker expressions are each other's complement,
-# so together they run every test once, in about the time of the longer half.
-PYTEST_APART := training_cli and not beside
+# mostly keep one core busy, or wait) and tests/test_bpe.py (marked `apart`, to even the two out) beside all the others:
+# the two marker expressions are each other's complement, so together they run every test once, in about the time of
+# the longer half.
+PYTEST_APART := (training_cli and not beside) or apart
 pytest-apart: setup
 	$(BIN)/pytest -ra tests -m "$(PYTEST_APART)"
 pytest-rest: setup
@@ -80,7 +81,7 @@ install-check: setup ## build sdist + wheel, install the wheel (no extras) into 
 # instead of adding up (their lines interleave); either failing fails `make test` before pytest starts.
 test: check-clean check-export check-readme ## all checks; pytest's summary line closes the run
 	@$(MAKE) --no-print-directory -j2 install-check check-outputs
-	@echo "pytest: the tests of tests/test_training_cli.py (most) and the others at once (each report is shown whole when its run ends)"
+	@echo "pytest: the tests of tests/test_training_cli.py (most) and tests/test_bpe.py, and the others at once (each report is shown whole when its run ends)"
 	@$(MAKE) --no-print-directory -j2 --output-sync=target pytest-apart pytest-rest
 
 bench: export ## run every benchmark against its peers (ratios measured in one run); names the scripts that failed

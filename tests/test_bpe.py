@@ -8,6 +8,10 @@ from transformer_components.bpe import bytes_to_unicode, pretokenize
 
 pre_tokenizers = pytest.importorskip("tokenizers.pre_tokenizers")
 
+# `make test` runs these in the pytest process of tests/test_training_cli.py, so that its two processes end at about the
+# same time (see PYTEST_APART in the Makefile)
+pytestmark = pytest.mark.apart
+
 CONTEXTS = ["a{}a", "1{}1", " {}{} ", "'{}s", ".{}.", "{}\n", "\u00e9{}{}\u0663", "\u3000{}x"]
 
 

@@ -163,6 +163,14 @@ def _code_length(nb: Path) -> int:
     return sum(len("".join(c["source"])) for c in cells if c["cell_type"] == "code")
 
 
+def _one_thread_per_worker(workers: int) -> None:
+    """Workers run side by side (beside install-check in `make test`): one torch thread each (the spawned workers inherit
+    the environment), unless OMP_NUM_THREADS is set. With torch's default of a thread per core, the threads of two busy
+    processes spin waiting for each other (42_training beside 43_sentiment_tutorial on a busy machine: 19 s of CPU with
+    one thread each, 189 s with two)."""
+    if workers > 1: os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+
 def execute_all(workers: int = 2, fresh: bool = False) -> list[Path]:
     """Execute the notebooks that changed since the last build (`fresh`: every notebook) into `_exec/`; return the
     executed paths. `make nbtest` runs it fresh as the notebooks' test (each notebook once, by `nbdev_test`'s rules; a
@@ -179,6 +187,7 @@ def execute_all(workers: int = 2, fresh: bool = False) -> list[Path]:
         if not fresh and dest.exists() and keyf.exists() and keyf.read_text() == key: print(f"  cached   {nb.name}")
         else: todo.append((nb, dest, keyf, key))
     if todo:
+        _one_thread_per_worker(workers)
         # the longest first, so that the last one to finish is a short one (07g_pipeline alone is most of the time);
         # a notebook's length of code is a fair guess at its running time
         todo.sort(key=lambda t: -_code_length(t[0]))
@@ -446,6 +455,7 @@ def process_all(executed: list[Path], workers: int = 2) -> list[tuple[Path, str]
         return (PAGES / f"{name}.ipynb").exists() and key.exists() and key.read_text() == _page_key(nb, names)
     todo = [(nb, name) for nb, name in pages if not current(name, nb)]
     if todo: print(f"  processing {len(todo)} of {len(pages)} pages (the others were processed when executed)")
+    _one_thread_per_worker(workers)
     with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn"), max_tasks_per_child=1) as pool:
         list(pool.map(_worker.process_notebook, [str(nb) for nb, _ in todo], [str(PAGES / f"{n}.ipynb") for _, n in todo],
                       [names] * len(todo)))

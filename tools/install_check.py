@@ -77,6 +77,7 @@ def check_install(bin_dir: Path, work: Path, label: str):
     "Everything a user does after installing, run from `work` (outside the repository)."
     py, env = bin_dir / "python", {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}", "PYTHONNOUSERSITE": "1"}
     env.pop("PYTHONPATH", None); env.pop("TC_DATA", None)
+    env.setdefault("OMP_NUM_THREADS", "1")  # `make test` runs this beside the notebooks: torch's threads would spin on busy cores
     t0 = time.monotonic()
     where = run([py, "-c", "import transformer_components, os; print(os.path.dirname(transformer_components.__file__))"], cwd=work, env=env)
     if str(ROOT) in where.stdout: sys.exit(f"install-check: FAILED: the package was imported from the repository ({where.stdout.strip()})")
