@@ -473,10 +473,10 @@ def _add_pieces(self: PipelineTokenizer, words: list, got: list, text: str, base
     toks = list(map(self._id_token.get, (new := list(chain.from_iterable(got)))))
     for k, s in fix: toks[k] = s
     unknown, width = self._fast.unknowns and None in toks, self._fast.width  # unknown tokens (Unigram's): minus their length as their ids
-    sizes = map(len, toks) if not unknown else [-i if t is None else len(t) for t, i in zip(toks, new)]
-    if width is not None:
+    if width is not None:  # (WordPiece's; its ids are never unknown tokens of Unigram's kind)
         sizes = list(map(width.get, new))
         for k, s in fix: sizes[k] = len(s)
+    else: sizes = map(len, toks) if not unknown else [-i if t is None else len(t) for t, i in zip(toks, new)]
     ends, d = list(accumulate(sizes, initial=0)), base - pre
     for k, j in zip(compress(count(), map(is_, toks, repeat(None))), repeat("".join(words))) if unknown else ():
         toks[k], new[k] = j[ends[k]:ends[k + 1]], self.model.unk_id  # (an unknown token's text is its part of the pieces)
