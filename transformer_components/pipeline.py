@@ -118,7 +118,7 @@ def encode(self: PipelineTokenizer,
     "The `Encoding` of `text` (and `pair`): ids, tokens, offsets into each text, type ids; truncated and padded as the file says."
     if is_pretokenized: return self._finish(self._word_encodings(text, pair, add_special_tokens, allowed_special, disallowed_special), None, None)
     for name, t in (("text", text), ("pair", pair)):
-        if t is not None and not isinstance(t, str): raise TypeError(f"{name} must be a str, got {type(t).__name__}")
+        if not isinstance(t, str) and (t is not None or name == "text"): raise TypeError(f"{name} must be a str, got {type(t).__name__}")
     args = (text, pair, add_special_tokens, allowed_special, disallowed_special)
     if self.fast and pair is None and (e := self._lazy_encode(args)) is not None: return e  # (ids now, the rest when read)
     return self._finish(self._encodings(*args), None, args)

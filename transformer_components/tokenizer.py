@@ -550,6 +550,11 @@ def encode_ordinary(self: Tokenizer, text: str) -> Encoding:
     "`encode(text, disallowed_special='none')`: special text is ordinary text (tiktoken's `encode_ordinary`)."
     return self.encode(text, disallowed_special="none")
 
+@patch
+def tokenize(self: Tokenizer, text: str) -> list[str]:
+    "The token strings of `text` alone, without the special tokens a post-processor adds (`[CLS]`, `[SEP]`)."
+    return self.encode(text, add_special_tokens=False).tokens
+
 # %% ../nbs/01_tokenizer.ipynb #3cc63966
 @patch
 def _added_tokens_json(self: Tokenizer) -> list[dict]:

@@ -10,13 +10,12 @@ import sys
 from collections.abc import Iterable
 from pathlib import Path
 
-from .bpe import BPETokenizer
+from .named_tokenizers import BPETokenizer, WordPiece
 from .pipeline import PipelineTokenizer
 from .core import ProgressBar, check_choice, check_positive_int, cli_errors, command_parser
 from .tokenizer import DisallowedSpecialToken, Encoding, Tokenizer
 from .tokenizer_loading import _existing_file, load_tokenizer
 from .word_tokenizer import WordTokenizer
-from .wordpiece import WordPiece
 
 # %% auto #0
 __all__ = ['TRAINERS', 'tokenize_stream', 'special_option', 'tc_tokenize', 'read_training_files', 'train_tokenizer',

@@ -7,11 +7,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .bpe import BPETokenizer
+from .named_tokenizers import BPETokenizer, WordPiece
 from .pipeline import PipelineTokenizer
 from .tokenizer import Tokenizer, _read_json
 from .word_tokenizer import _FORMAT as _WORD_FORMAT, WordTokenizer
-from .wordpiece import WordPiece
 
 # %% auto #0
 __all__ = ['load_tokenizer']
