@@ -25,8 +25,9 @@ import sys
 import time
 from collections import Counter
 
-from transformer_components.bpe import (GPT2_PATTERN, BPETokenizer, bpe_merge_word, bytes_to_unicode, count_pairs,
-                                        merge_symbols, pretokenize, train_bpe)
+from transformer_components.bpe import (GPT2_PATTERN, bpe_merge_word, bytes_to_unicode, count_pairs, merge_symbols,
+                                        pretokenize, train_bpe)
+from transformer_components.named_tokenizers import BPETokenizer
 from transformer_components.core import has_shared_data, shared_data
 
 CORPORA = [("corpora", "tinyshakespeare", "input.txt"), ("corpora", "wikitext-2", "valid.txt")]
@@ -89,7 +90,7 @@ def training(lines):
         return t
     c = time.process_time(); t_hf, hf_tok = best_of(hf_train, 3); c_hf = (time.process_time() - c) / 3
     c = time.process_time(); t_ours, ours = best_of(lambda: train_bpe(lines, 8000), 3); c_ours = (time.process_time() - c) / 3
-    same = ours.merges == [tuple(m) for m in json.loads(hf_tok._tokenizer.to_str())["model"]["merges"]]
+    same = ours[1] == [tuple(m) for m in json.loads(hf_tok._tokenizer.to_str())["model"]["merges"]]
     print(f"wall clock (best of 3): HF tokenizers {t_hf:.2f} s, ours {t_ours:.2f} s, ours/HF = {t_ours / t_hf:.2f}x (target <= 2x)")
     print(f"CPU time (mean of 3, all of HF's threads): HF {c_hf:.2f} s, ours {c_ours:.2f} s")
     print(f"merges identical to HF's, in order: {same}")
@@ -188,7 +189,8 @@ def long_words(ours, tk, hf_vocab, lengths=(1_000, 4_000, 16_000, 64_000, 256_00
     from tokenizers import ByteLevelBPETokenizer
     hf = ByteLevelBPETokenizer(*map(str, hf_vocab))
     rnd, b2u = random.Random(0), bytes_to_unicode()
-    reference = lambda w: [ours.token_to_id(t) for t in bpe_merge_word([b2u[b] for b in w.encode()], ours.ranks)]
+    ranks = {m: r for r, m in enumerate(ours.model.merges)}  # the reference's table
+    reference = lambda w: [ours.token_to_id(t) for t in bpe_merge_word([b2u[b] for b in w.encode()], ranks)]
     print("\n## One long pre-token: seconds against length (best of 3, one call each; the reference only up to 16k)")
     print(f"{'characters':>10} {'text':>7} {'ours':>9} {'HF':>9} {'tiktoken':>9} {'reference':>10}   ours/HF  ours/tiktoken")
     for n in lengths:

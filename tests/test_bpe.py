@@ -33,7 +33,7 @@ def test_long_pre_tokens_grow_as_n_log_n(data_dir):
     import random
     import time
 
-    from transformer_components.bpe import BPETokenizer
+    from transformer_components.named_tokenizers import BPETokenizer
     tokenizers = pytest.importorskip("tokenizers")
     d = data_dir / "vocab" / "gpt2" / "whisper_assets_gpt2"
     ours = BPETokenizer.from_files(d / "vocab.json", d / "merges.txt")

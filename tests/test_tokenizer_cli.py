@@ -51,7 +51,7 @@ def test_train_then_tokenize(tmp_path, env):
 def test_wordpiece_cli_learns_the_default_rule(tmp_path, env):
     "`--model wordpiece` learns what `WordPiece.train` learns by default: BPE's count rule, as HF's WordPieceTrainer."
     from tokenizers import Tokenizer
-    from transformer_components.wordpiece import WordPiece
+    from transformer_components.named_tokenizers import WordPiece
     lines = ["the player is playing and the players played", "she plays the play again", "is that the question"] * 50
     corpus, out = tmp_path / "corpus.txt", tmp_path / "wordpiece.json"
     corpus.write_text("\n".join(lines) + "\n", encoding="utf-8")

@@ -257,7 +257,7 @@ def test_corrupted_or_swapped_files_are_refused(trained, env, tmp_path):
     one_line_error(run([script("tc-predict"), "--model", bad, "good"], env), "tc-predict", "do not match the sha256")
     shutil.rmtree(bad); shutil.copytree(out, bad)
     best = bad / json.loads((bad / "best.json").read_text())["model"]
-    from transformer_components.wordpiece import WordPiece
+    from transformer_components.named_tokenizers import WordPiece
     WordPiece.train(["a larger vocabulary than the model's"] * 5 + WORDS * 50, 100).save(best / "tokenizer.json")
     one_line_error(run([script("tc-eval"), "--model", bad, "--data", data], env), "tc-eval", "is not the tokenizer saved with this model")
     raw = bytearray((bad / "last.pt").read_bytes())
@@ -328,7 +328,7 @@ def test_readers_never_see_a_half_swapped_run(tmp_path, monkeypatch):
     monkeypatch.setattr(os, "fsync", lambda fd: None)  # durability is not what is tested here: swap faster
     from transformer_components.encoder import EncoderConfig, SentimentClassifier
     from transformer_components.training import RunFolder
-    from transformer_components.wordpiece import WordPiece
+    from transformer_components.named_tokenizers import WordPiece
     tok = WordPiece(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "good", "bad"])
     model = SentimentClassifier(EncoderConfig(tok.vocab_size, 8, num_layers=1, num_heads=2, max_seq_len=8))
     run = RunFolder(tmp_path / "run").start({"data": {"train": {"source": "t"}}, "tokenizer": {"source": "t"}}, tok)

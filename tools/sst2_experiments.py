@@ -31,7 +31,7 @@ from transformer_components.embeddings import load_glove, load_safetensors_tenso
 from transformer_components.encoder import EncoderConfig, SentimentClassifier, encode_texts, pad_batch
 from transformer_components.tokenizer_loading import load_tokenizer
 from transformer_components.training import _pretrained_tokenizer, make_batches, warmup_linear
-from transformer_components.wordpiece import WordPiece
+from transformer_components.named_tokenizers import WordPiece
 
 from sst2_split import VALID_N, VALID_SEED, phrases_inside, read  # the same files, sentences and phrase rule as the split tc-train runs use
 

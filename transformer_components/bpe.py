@@ -59,7 +59,6 @@ GPT2_PATTERN = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|
 # %% ../nbs/04_bpe.ipynb #66a874e5
 _WS = "\t\n\x0b\x0c\r "  # ASCII members of Unicode White_Space (U+001C..U+001F are not)
 _ASCII_RE = re.compile(rf"'s|'t|'re|'ve|'m|'ll|'d| ?[A-Za-z]+| ?[0-9]+| ?[^{_WS}A-Za-z0-9]+|[{_WS}]+(?![^{_WS}])|[{_WS}]+")
-_ascii_pretokens = _ASCII_RE.findall
 _NON_ASCII_SPACE = "\x85\xa0\u1680" + "".join(map(chr, range(0x2000, 0x200B))) + "\u2028\u2029\u202f\u205f\u3000"
 
 # %% ../nbs/04_bpe.ipynb #e515af16
@@ -204,7 +203,7 @@ def _check_text(text, name="text"):
 
 def _surrogate_error(word, name="text"):
     i = next(i for i, c in enumerate(word) if 0xD800 <= ord(c) <= 0xDFFF)
-    return ValueError(f"{name} holds a lone surrogate U+{ord(word[i]):04X}, which is not a character and has no "
+    return ValueError(f"{name} holds a lone surrogate U+{ord(word[i]):04X} at index {i}, which is not a character and has no "
                       "UTF-8 bytes; decode your input with errors='replace' (or fix its source) first")
 
 # %% ../nbs/04_bpe.ipynb #7c07ef87

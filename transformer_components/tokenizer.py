@@ -22,8 +22,8 @@ from fastcore.basics import patch
 from .core import atomic_write, check_positive_int
 
 # %% auto #0
-__all__ = ['WHITE_SPACE', 'Tokenizer', 'Encoding', 'pair_encoding', 'IdOffsetsEncoding', 'AddedToken', 'added_token_json',
-           'parse_added_token', 'DisallowedSpecialToken', 'find_added', 'read_added_tokens', 'tokenizer_json_model']
+__all__ = ['WHITE_SPACE', 'Tokenizer', 'Encoding', 'pair_encoding', 'AddedToken', 'added_token_json', 'parse_added_token',
+           'DisallowedSpecialToken', 'find_added', 'read_added_tokens']
 
 # %% ../nbs/01_tokenizer.ipynb #tk000017
 class Tokenizer:
@@ -229,17 +229,6 @@ def _lazy(cls,
     return enc
 
 Encoding.lazy = classmethod(_lazy)  # a plain classmethod: `patch`'s costs a call per use, and this is the hot path
-
-# %% ../nbs/01_tokenizer.ipynb #8714786b
-class IdOffsetsEncoding(Encoding):
-    "A lazy `Encoding` whose offsets its tokenizer computes from the ids themselves: `source._id_offsets(ids, inputs)`."
-    __slots__ = ()
-
-    @property
-    def offsets(self) -> list[tuple[int, int]]:
-        "`(start, end)` of each token: `text[start:end]` is what it covers; `(0, 0)` for added special tokens."
-        if getattr(self, "_offsets", None) is None: self._offsets = self._source._id_offsets(self, self._inputs)
-        return self._offsets
 
 # %% ../nbs/01_tokenizer.ipynb #bf34a454
 @patch
@@ -561,12 +550,6 @@ def _added_tokens_json(self: Tokenizer) -> list[dict]:
     "The `added_tokens` of a `tokenizer.json`, sorted by id."
     return [added_token_json(a.token, a.id) for a in sorted(self._added.values(), key=lambda a: a.id)]
 
-@patch
-def _model_vocab_json(self: Tokenizer) -> dict[str, int]:
-    "The vocabulary without the tokens only the added tokens have, sorted by id (a `tokenizer.json`'s `model.vocab`)."
-    beyond = {c for c, a in self._added.items() if not a.in_model}
-    return {t: i for t, i in sorted(self._vocab.items(), key=lambda kv: kv[1]) if t not in beyond}
-
 # %% ../nbs/01_tokenizer.ipynb #f4318c4f
 def read_added_tokens(
     d: dict,  # a parsed `tokenizer.json`
@@ -589,21 +572,6 @@ def read_added_tokens(
         nxt += not known
         out.append((token, i, known))
     return out
-
-# %% ../nbs/01_tokenizer.ipynb #442a1fc7
-def tokenizer_json_model(
-    d,  # a parsed `tokenizer.json`
-    where: str,  # the file it came from, for messages
-    kind: str,  # the model type the caller reads: `"BPE"` or `"WordPiece"`
-) -> dict:
-    "`d`'s `model` object, if it is a `kind` model with a `vocab` object; else `ValueError` naming `where` and what it found."
-    model = d.get("model") if isinstance(d, dict) else None
-    if not isinstance(d, dict): found = f"a JSON {type(d).__name__}"
-    elif not isinstance(model, dict): found = "no 'model' object"
-    elif model.get("type") != kind: found = f"model type {model.get('type')!r}"
-    elif not isinstance(model.get("vocab"), dict): found = "no 'model.vocab' object"
-    else: return model
-    raise ValueError(f"{where}: expected a {kind} tokenizer.json (an object whose model has type {kind!r} and a vocab object), found {found}")
 
 # %% ../nbs/01_tokenizer.ipynb #9159886f
 def _from_json_dict(cls, d: dict) -> Tokenizer: return cls.from_json_dict(d, "<pickle>")
