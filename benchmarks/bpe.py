@@ -25,9 +25,9 @@ import sys
 import time
 from collections import Counter
 
-from transformer_components.bpe import (GPT2_PATTERN, bpe_merge_word, bytes_to_unicode, count_pairs, merge_symbols,
-                                        pretokenize, train_bpe)
+from transformer_components.bpe import bpe_merge_word, count_pairs, merge_symbols, train_bpe
 from transformer_components.named_tokenizers import BPETokenizer
+from transformer_components.pre_tokenizers import GPT2_PATTERN, bytes_to_unicode, pretokenize
 from transformer_components.core import has_shared_data, shared_data
 
 CORPORA = [("corpora", "tinyshakespeare", "input.txt"), ("corpora", "wikitext-2", "valid.txt")]

@@ -4,7 +4,7 @@ import unicodedata
 
 import pytest
 
-from transformer_components.bpe import bytes_to_unicode, pretokenize
+from transformer_components.pre_tokenizers import bytes_to_unicode, pretokenize
 
 pre_tokenizers = pytest.importorskip("tokenizers.pre_tokenizers")
 

@@ -18,10 +18,11 @@ from itertools import accumulate, chain, islice, repeat
 from pathlib import Path
 
 from .core import check_positive_int
+from .pre_tokenizers import GPT2_PATTERN, bytes_to_unicode, pretokenize
 
 # %% auto #0
-__all__ = ['GPT2_PATTERN', 'SHORT_WORD', 'count_pairs', 'merge_symbols', 'bytes_to_unicode', 'pretokenize', 'bpe_merge_word',
-           'pair_table', 'merge_ids_heap', 'merge_ids_short', 'merge_ids', 'train_bpe']
+__all__ = ['SHORT_WORD', 'count_pairs', 'merge_symbols', 'bpe_merge_word', 'pair_table', 'merge_ids_heap', 'merge_ids_short',
+           'merge_ids', 'train_bpe']
 
 # %% ../nbs/04_bpe.ipynb #20f1a4fe
 def count_pairs(
@@ -44,42 +45,6 @@ def merge_symbols(
         if i + 1 < len(symbols) and symbols[i] == a and symbols[i + 1] == b: out.append(a + b); i += 2
         else: out.append(symbols[i]); i += 1
     return tuple(out)
-
-# %% ../nbs/04_bpe.ipynb #5b3436bf
-@lru_cache(maxsize=None)
-def bytes_to_unicode() -> dict[int, str]:
-    "GPT-2's byte -> printable character table, in GPT-2's order (its first 256 vocabulary ids)."
-    keep = [*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1), *range(ord("®"), ord("ÿ") + 1)]
-    shifted = [b for b in range(256) if b not in keep]
-    return {**{b: chr(b) for b in keep}, **{b: chr(256 + i) for i, b in enumerate(shifted)}}
-
-# %% ../nbs/04_bpe.ipynb #9d16a6e3
-GPT2_PATTERN = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
-
-# %% ../nbs/04_bpe.ipynb #66a874e5
-_WS = "\t\n\x0b\x0c\r "  # ASCII members of Unicode White_Space (U+001C..U+001F are not)
-_ASCII_RE = re.compile(rf"'s|'t|'re|'ve|'m|'ll|'d| ?[A-Za-z]+| ?[0-9]+| ?[^{_WS}A-Za-z0-9]+|[{_WS}]+(?![^{_WS}])|[{_WS}]+")
-_NON_ASCII_SPACE = "\x85\xa0\u1680" + "".join(map(chr, range(0x2000, 0x200B))) + "\u2028\u2029\u202f\u205f\u3000"
-
-# %% ../nbs/04_bpe.ipynb #e515af16
-class _ClassTable(dict):
-    "Code point -> ASCII stand-in of its regex class (ASCII stays itself), worked out when `str.translate` first asks."
-    def __missing__(self, cp: int) -> str:
-        c = chr(cp)  # str.isalpha is exactly the categories L*; isnumeric, once letters are out, exactly Nd, Nl, No
-        v = self[cp] = c if cp < 128 else "\t" if c in _NON_ASCII_SPACE else "a" if c.isalpha() else "0" if c.isnumeric() else c
-        return v
-
-_CLASSES = _ClassTable()
-
-# %% ../nbs/04_bpe.ipynb #c583bb2c
-def pretokenize(
-    text: str,  # any Unicode text
-) -> list[str]:
-    "Split `text` into GPT-2 pre-tokens; joined back they give `text` exactly."
-    if not isinstance(text, str): raise TypeError(f"text must be a str, got {type(text).__name__}")
-    if text.isascii(): return _ASCII_RE.findall(text)
-    ends = list(accumulate(map(len, _ASCII_RE.findall(text.translate(_CLASSES)))))
-    return list(map(text.__getitem__, map(slice, [0, *ends[:-1]], ends)))
 
 # %% ../nbs/04_bpe.ipynb #01da1457
 def bpe_merge_word(
@@ -225,10 +190,6 @@ def _check_bpe(vocab, merges, byte_level, unk_token):
                                      f"e.g. {missing[0]!r}")
     elif unk_token is not None and unk_token not in vocab:
         raise ValueError(f"unk_token {unk_token!r} is not in the vocab")
-
-# %% ../nbs/04_bpe.ipynb #8d8bd85f
-_SPACES = frozenset(_WS + _NON_ASCII_SPACE)  # white space as the pattern's \s has it
-_CUTS = re.compile(f" (?=[^{_WS}{_NON_ASCII_SPACE}])")  # the spaces that start a pre-token
 
 # %% ../nbs/04_bpe.ipynb #8d1ce3cb
 _LEAD = bytes.maketrans(bytes(range(256)), bytes(int(b & 0xC0 != 0x80) for b in range(256)))  # 1 where a character starts

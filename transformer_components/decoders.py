@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 import regex
-from .wordpiece import _CLEANUP
 from .parts import _pattern, _refuse, _sequence_parts, Normalized, part
 from .normalizers import Replace
 from .pre_tokenizers import _B2U, Metaspace
@@ -31,6 +30,10 @@ class ByteLevelDecoder:
         "The bytes of all tokens (a token with a character that is no byte symbol: its UTF-8), decoded leniently."
         data = b"".join(bytes(_U2B[c] for c in t) if all(c in _U2B for c in t) else t.encode("utf-8", "surrogatepass") for t in tokens)
         return [data.decode("utf-8", "replace")]
+
+# %% ../nbs/07f_decoders.ipynb #3c426476
+_CLEANUP = [(" .", "."), (" ?", "?"), (" !", "!"), (" ,", ","), (" ' ", "'"), (" n't", "n't"), (" 'm", "'m"),
+            (" do not", " don't"), (" 's", "'s"), (" 've", "'ve"), (" 're", "'re")]
 
 # %% ../nbs/07f_decoders.ipynb #ea80c18c
 def _clean(t: str) -> str:

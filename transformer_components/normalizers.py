@@ -14,13 +14,15 @@ from functools import lru_cache
 from itertools import accumulate, repeat
 import regex
 from .tokenizer import WHITE_SPACE
-from .wordpiece import _char_class, _CJK_RE, _CONTROL_RE, _lower, _MARK_RE, _NFD_KEEP, _normalize_ascii, _SPACE_TABLE
+from .parts import (_ASCII_CONTROL_RE, _CJK_RE, _CONTROL_RE, _LOWER_EXTRA, _LOWER_EXTRA_RE, _MARK_RE, _NFD_KEEP,
+                                          _SPACE_TABLE, _char_class)
 from .parts import _pattern, _refuse, _sequence_parts, find_spans, finditer, Normalized, part, transform
 
 
 # %% auto #0
 __all__ = ['NFC', 'NFD', 'NFKC', 'NFKD', 'unicode_changes', 'Lowercase', 'StripAccents', 'Strip', 'Replace', 'Prepend',
-           'BertNormalizer', 'CharsMap', 'Precompiled', 'Nmt', 'NormalizerSequence', 'quick_normalize']
+           'bert_normalize', 'BertNormalizer', 'CharsMap', 'Precompiled', 'Nmt', 'NormalizerSequence',
+           'quick_normalize']
 
 # %% ../nbs/07b_normalizers.ipynb #15358a7d
 _NEW_MARKS = regex.compile("[" + _char_class(  # marks of Unicode 11-14, not marks in HF's older tables
@@ -73,6 +75,18 @@ class _UnicodeForm:
 _FORMS = {"NFC": "canonical composition", "NFD": "canonical decomposition", "NFKC": "compatibility decomposition, then canonical composition",
           "NFKD": "compatibility decomposition"}
 NFC, NFD, NFKC, NFKD = (part("normalizer", f)(type(f, (_UnicodeForm,), {"__doc__": f"Unicode normalization form {f}: {d}."})) for f, d in _FORMS.items())
+
+# %% ../nbs/07b_normalizers.ipynb #36f4e2a2
+def _nfd(s: str) -> str:
+    "NFD as HF computes it."
+    if _NFD_KEEP not in s: return unicodedata.normalize("NFD", s)
+    return _NFD_KEEP.join(unicodedata.normalize("NFD", p) for p in s.split(_NFD_KEEP))
+
+# %% ../nbs/07b_normalizers.ipynb #e9c3e7d4
+def _lower(s: str) -> str:
+    "Lower-case one character at a time, as Rust's `char::to_lowercase` does (so no final-sigma rule)."
+    out = "".join(c.lower() for c in s) if "Σ" in s else s.lower()
+    return out.translate(_LOWER_EXTRA) if _LOWER_EXTRA_RE.search(out) else out
 
 # %% ../nbs/07b_normalizers.ipynb #47b00ddc
 @part("normalizer", "Lowercase")
@@ -147,6 +161,29 @@ class Prepend:
         if not n.text: return n
         if not self.prepend: return Normalized(n.text, [(0, 0)] + n.align[1:])  # HF re-inserts the first character: it stands for none
         return Normalized(self.prepend + n.text, [n.align[0]] * len(self.prepend) + n.align)
+
+# %% ../nbs/07b_normalizers.ipynb #e7ea0673
+def _normalize_ascii(text: str, lowercase: bool, clean_text: bool) -> str:
+    "`bert_normalize` of ASCII text: no accents, no CJK, plain lower-casing; the common case, kept cheap."
+    if clean_text:
+        if _ASCII_CONTROL_RE.search(text): text = _ASCII_CONTROL_RE.sub("", text)
+        text = text.translate(_SPACE_TABLE) if ("\t" in text or "\n" in text or "\r" in text) else text
+    return text.lower() if lowercase else text
+
+# %% ../nbs/07b_normalizers.ipynb #36145389
+def bert_normalize(
+    text: str,  # raw text, no lone surrogates
+    lowercase: bool = True,  # lower-case (uncased BERT)
+    strip_accents: bool | None = None,  # drop non-spacing marks after NFD; `None` follows `lowercase`
+    clean_text: bool = True,  # drop control characters, turn whitespace into plain spaces
+    handle_chinese_chars: bool = True,  # put spaces around CJK ideographs
+) -> str:
+    "HF's `BertNormalizer`: clean text, pad CJK ideographs, strip accents, lower-case, in that order."
+    if text.isascii(): return _normalize_ascii(text, lowercase, clean_text)
+    if clean_text: text = _CONTROL_RE.sub("", text).translate(_SPACE_TABLE)
+    if handle_chinese_chars: text = _CJK_RE.sub(r" \1 ", text)
+    if lowercase if strip_accents is None else strip_accents: text = _MARK_RE.sub("", _nfd(text))
+    return _lower(text) if lowercase else text
 
 # %% ../nbs/07b_normalizers.ipynb #0165b25c
 @part("normalizer", "BertNormalizer")

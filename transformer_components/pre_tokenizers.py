@@ -12,17 +12,15 @@ from functools import lru_cache, partial
 from itertools import accumulate, compress, count, groupby
 from operator import add
 import regex
-from .bpe import _CUTS, _SPACES, bytes_to_unicode, GPT2_PATTERN, pretokenize
 from .tokenizer import _is_word_char, _NEWER, WHITE_SPACE
-from .wordpiece import _char_class, _PUNCT_CLASS
-from .parts import _pattern, _refuse, _sequence_parts, _UNASSIGNED, find_spans, finditer, Normalized, part
+from .parts import _char_class, _PUNCT_CLASS, _WHITESPACE, _pattern, _refuse, _sequence_parts, _UNASSIGNED, find_spans, finditer, Normalized, part
 from .normalizers import _positions, Prepend
 
 
 # %% auto #0
-__all__ = ['split_spans', 'Split', 'Punctuation', 'Digits', 'CharDelimiterSplit', 'FixedLength', 'WhitespaceSplit', 'Whitespace',
-           'BertPreTokenizer', 'ByteLevel', 'ByteLevelNormalizer', 'Metaspace', 'UnicodeScripts',
-           'PreTokenizerSequence']
+__all__ = ['GPT2_PATTERN', 'split_spans', 'Split', 'Punctuation', 'Digits', 'CharDelimiterSplit', 'FixedLength',
+           'WhitespaceSplit', 'Whitespace', 'bert_pre_tokenize', 'BertPreTokenizer', 'bytes_to_unicode', 'pretokenize',
+           'ByteLevel', 'ByteLevelNormalizer', 'Metaspace', 'UnicodeScripts', 'PreTokenizerSequence']
 
 # %% ../nbs/07c_pre_tokenizers.ipynb #88a13659
 def split_spans(
@@ -148,6 +146,16 @@ class Whitespace:
     "Runs of word characters and runs of other characters that are not space (`\\w+|[^\\w\\s]+`); white space dropped."
     def pre_tokenize(self, piece): return [piece.slice(s, e) for s, e in _word_runs(piece.text)]
 
+# %% ../nbs/07c_pre_tokenizers.ipynb #d21049d9
+_WORD_RE = re.compile(f"[{_PUNCT_CLASS}]|[^{_PUNCT_CLASS}{_char_class(_WHITESPACE)}]+")
+_ASCII_WORD_RE = re.compile(r"[!-/:-@\[-`{-~]|[^ \t\n\r\x0b\x0c!-/:-@\[-`{-~]+")
+
+def bert_pre_tokenize(
+    text: str,  # normalized text
+) -> list[str]:
+    "HF's `BertPreTokenizer`: split on whitespace, isolate each punctuation character."
+    return (_ASCII_WORD_RE if text.isascii() else _WORD_RE).findall(text)
+
 # %% ../nbs/07c_pre_tokenizers.ipynb #c346cddd
 @part("pre_tokenizer", "BertPreTokenizer")
 @dataclass
@@ -155,6 +163,42 @@ class BertPreTokenizer:
     "BERT's: cuts at white space (dropped) and around each punctuation character."
     def pre_tokenize(self, piece):
         return [q for p in WhitespaceSplit().pre_tokenize(piece) for q in _cut(p, _char_spans(p.text, _IS_PUNCT), "Isolated")]
+
+# %% ../nbs/07c_pre_tokenizers.ipynb #5b3436bf
+@lru_cache(maxsize=None)
+def bytes_to_unicode() -> dict[int, str]:
+    "GPT-2's byte -> printable character table, in GPT-2's order (its first 256 vocabulary ids)."
+    keep = [*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1), *range(ord("®"), ord("ÿ") + 1)]
+    shifted = [b for b in range(256) if b not in keep]
+    return {**{b: chr(b) for b in keep}, **{b: chr(256 + i) for i, b in enumerate(shifted)}}
+
+# %% ../nbs/07c_pre_tokenizers.ipynb #9d16a6e3
+GPT2_PATTERN = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
+
+# %% ../nbs/07c_pre_tokenizers.ipynb #66a874e5
+_WS = "\t\n\x0b\x0c\r "  # ASCII members of Unicode White_Space (U+001C..U+001F are not)
+_ASCII_RE = re.compile(rf"'s|'t|'re|'ve|'m|'ll|'d| ?[A-Za-z]+| ?[0-9]+| ?[^{_WS}A-Za-z0-9]+|[{_WS}]+(?![^{_WS}])|[{_WS}]+")
+_NON_ASCII_SPACE = "\x85\xa0\u1680" + "".join(map(chr, range(0x2000, 0x200B))) + "\u2028\u2029\u202f\u205f\u3000"
+
+# %% ../nbs/07c_pre_tokenizers.ipynb #e515af16
+class _ClassTable(dict):
+    "Code point -> ASCII stand-in of its regex class (ASCII stays itself), worked out when `str.translate` first asks."
+    def __missing__(self, cp: int) -> str:
+        c = chr(cp)  # str.isalpha is exactly the categories L*; isnumeric, once letters are out, exactly Nd, Nl, No
+        v = self[cp] = c if cp < 128 else "\t" if c in _NON_ASCII_SPACE else "a" if c.isalpha() else "0" if c.isnumeric() else c
+        return v
+
+_CLASSES = _ClassTable()
+
+# %% ../nbs/07c_pre_tokenizers.ipynb #c583bb2c
+def pretokenize(
+    text: str,  # any Unicode text
+) -> list[str]:
+    "Split `text` into GPT-2 pre-tokens; joined back they give `text` exactly."
+    if not isinstance(text, str): raise TypeError(f"text must be a str, got {type(text).__name__}")
+    if text.isascii(): return _ASCII_RE.findall(text)
+    ends = list(accumulate(map(len, _ASCII_RE.findall(text.translate(_CLASSES)))))
+    return list(map(text.__getitem__, map(slice, [0, *ends[:-1]], ends)))
 
 # %% ../nbs/07c_pre_tokenizers.ipynb #bbd774f7
 _B2U = bytes_to_unicode()
@@ -370,6 +414,10 @@ def _last_words(last, text: str, first: bool, cut) -> tuple[int, list[str]]:
     if last is None: return 0, cut.findall(text) if cut is not None else [text] if text else []
     pre, words = last.rewrite(text, first)
     return pre, words if cut is None else [x for w in words for x in cut.findall(w)]
+
+# %% ../nbs/07c_pre_tokenizers.ipynb #8d8bd85f
+_SPACES = frozenset(_WS + _NON_ASCII_SPACE)  # white space as the pattern's \s has it
+_CUTS = re.compile(f" (?=[^{_WS}{_NON_ASCII_SPACE}])")  # the spaces that start a pre-token
 
 # %% ../nbs/07c_pre_tokenizers.ipynb #pre-chunks
 _SPACE_SPACE = re.compile(f" [{''.join(sorted(_SPACES))}]")  # a space that does not start a piece: white space follows it

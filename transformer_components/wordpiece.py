@@ -17,9 +17,12 @@ from operator import add, itemgetter
 from pathlib import Path
 
 from .core import check_choice, check_positive_int
+from .normalizers import bert_normalize
+from .parts import _SURROGATE_RE
+from .pre_tokenizers import bert_pre_tokenize
 
 # %% auto #0
-__all__ = ['BERT_SPECIAL_TOKENS', 'wordpiece_split', 'bert_normalize', 'bert_pre_tokenize', 'count_words', 'train_wordpiece']
+__all__ = ['BERT_SPECIAL_TOKENS', 'wordpiece_split', 'count_words', 'train_wordpiece']
 
 # %% ../nbs/05_wordpiece.ipynb #6faa3156
 def wordpiece_split(
@@ -44,131 +47,6 @@ def wordpiece_split(
         pieces.append(piece)
         start = end
     return pieces
-
-# %% ../nbs/05_wordpiece.ipynb #19f2960c
-def _char_class(ranges: str) -> str:
-    "A regex character-class body (no brackets) for space-separated hex ranges like `'9-d 20 85'`."
-    out = []
-    for r in ranges.split():
-        lo, _, hi = r.partition("-")
-        out.append(re.escape(chr(int(lo, 16))) + (f"-{re.escape(chr(int(hi, 16)))}" if hi else ""))
-    return "".join(out)
-
-def _in_ranges(ch: str, ranges: str) -> bool:
-    "Whether the one-character string `ch` lies in the ranges (for tests and explanations, not the hot path)."
-    return re.fullmatch(f"[{_char_class(ranges)}]", ch) is not None
-
-# %% ../nbs/05_wordpiece.ipynb #ca96704f
-_CONTROL = (
-    "0-8 b-c e-1f 7f-9f ad 600-605 61c 6dd 70f 180e 200b-200f 202a-202e 2060-2064 2066-206f e000-f8ff feff "
-    "fff9-fffb fffd 110bd 1bca0-1bca3 1d173-1d17a e0001 e0020-e007f f0000-ffffd 100000-10fffd ")
-
-_NONSPACING_MARK = (
-    "300-36f 483-487 591-5bd 5bf 5c1-5c2 5c4-5c5 5c7 610-61a 64b-65f 670 6d6-6dc 6df-6e4 6e7-6e8 6ea-6ed 711 "
-    "730-74a 7a6-7b0 7eb-7f3 816-819 81b-823 825-827 829-82d 859-85b 8e3-902 93a 93c 941-948 94d 951-957 962-963 "
-    "981 9bc 9c1-9c4 9cd 9e2-9e3 a01-a02 a3c a41-a42 a47-a48 a4b-a4d a51 a70-a71 a75 a81-a82 abc ac1-ac5 ac7-ac8 "
-    "acd ae2-ae3 b01 b3c b3f b41-b44 b4d b56 b62-b63 b82 bc0 bcd c00 c3e-c40 c46-c48 c4a-c4d c55-c56 c62-c63 c81 "
-    "cbc cbf cc6 ccc-ccd ce2-ce3 d01 d41-d44 d4d d62-d63 dca dd2-dd4 dd6 e31 e34-e3a e47-e4e eb1 eb4-eb9 ebb-ebc "
-    "ec8-ecd f18-f19 f35 f37 f39 f71-f7e f80-f84 f86-f87 f8d-f97 f99-fbc fc6 102d-1030 1032-1037 1039-103a "
-    "103d-103e 1058-1059 105e-1060 1071-1074 1082 1085-1086 108d 109d 135d-135f 1712-1714 1732-1734 1752-1753 "
-    "1772-1773 17b4-17b5 17b7-17bd 17c6 17c9-17d3 17dd 180b-180d 18a9 1920-1922 1927-1928 1932 1939-193b 1a17-1a18 "
-    "1a1b 1a56 1a58-1a5e 1a60 1a62 1a65-1a6c 1a73-1a7c 1a7f 1ab0-1abd 1b00-1b03 1b34 1b36-1b3a 1b3c 1b42 1b6b-1b73 "
-    "1b80-1b81 1ba2-1ba5 1ba8-1ba9 1bab-1bad 1be6 1be8-1be9 1bed 1bef-1bf1 1c2c-1c33 1c36-1c37 1cd0-1cd2 1cd4-1ce0 "
-    "1ce2-1ce8 1ced 1cf4 1cf8-1cf9 1dc0-1df5 1dfc-1dff 20d0-20dc 20e1 20e5-20f0 2cef-2cf1 2d7f 2de0-2dff 302a-302d "
-    "3099-309a a66f a674-a67d a69e-a69f a6f0-a6f1 a802 a806 a80b a825-a826 a8c4 a8e0-a8f1 a926-a92d a947-a951 "
-    "a980-a982 a9b3 a9b6-a9b9 a9bc a9e5 aa29-aa2e aa31-aa32 aa35-aa36 aa43 aa4c aa7c aab0 aab2-aab4 aab7-aab8 aabe- "
-    "aabf aac1 aaec-aaed aaf6 abe5 abe8 abed fb1e fe00-fe0f fe20-fe2f 101fd 102e0 10376-1037a 10a01-10a03 "
-    "10a05-10a06 10a0c-10a0f 10a38-10a3a 10a3f 10ae5-10ae6 11001 11038-11046 1107f-11081 110b3-110b6 110b9-110ba "
-    "11100-11102 11127-1112b 1112d-11134 11173 11180-11181 111b6-111be 111ca-111cc 1122f-11231 11234 11236-11237 "
-    "112df 112e3-112ea 11300-11301 1133c 11340 11366-1136c 11370-11374 114b3-114b8 114ba 114bf-114c0 114c2-114c3 "
-    "115b2-115b5 115bc-115bd 115bf-115c0 115dc-115dd 11633-1163a 1163d 1163f-11640 116ab 116ad 116b0-116b5 116b7 "
-    "1171d-1171f 11722-11725 11727-1172b 16af0-16af4 16b30-16b36 16f8f-16f92 1bc9d-1bc9e 1d167-1d169 1d17b-1d182 "
-    "1d185-1d18b 1d1aa-1d1ad 1d242-1d244 1da00-1da36 1da3b-1da6c 1da75 1da84 1da9b-1da9f 1daa1-1daaf 1e8d0-1e8d6 "
-    "e0100-e01ef ")
-
-_PUNCTUATION = (
-    "21-2f 3a-40 5b-60 7b-7e a1 a7 ab b6-b7 bb bf 37e 387 55a-55f 589-58a 5be 5c0 5c3 5c6 5f3-5f4 609-60a 60c-60d "
-    "61b 61e-61f 66a-66d 6d4 700-70d 7f7-7f9 830-83e 85e 964-965 970 af0 df4 e4f e5a-e5b f04-f12 f14 f3a-f3d f85 "
-    "fd0-fd4 fd9-fda 104a-104f 10fb 1360-1368 1400 166d-166e 169b-169c 16eb-16ed 1735-1736 17d4-17d6 17d8-17da "
-    "1800-180a 1944-1945 1a1e-1a1f 1aa0-1aa6 1aa8-1aad 1b5a-1b60 1bfc-1bff 1c3b-1c3f 1c7e-1c7f 1cc0-1cc7 1cd3 "
-    "2010-2027 2030-2043 2045-2051 2053-205e 207d-207e 208d-208e 2308-230b 2329-232a 2768-2775 27c5-27c6 27e6-27ef "
-    "2983-2998 29d8-29db 29fc-29fd 2cf9-2cfc 2cfe-2cff 2d70 2e00-2e2e 2e30-2e42 3001-3003 3008-3011 3014-301f 3030 "
-    "303d 30a0 30fb a4fe-a4ff a60d-a60f a673 a67e a6f2-a6f7 a874-a877 a8ce-a8cf a8f8-a8fa a8fc a92e-a92f a95f "
-    "a9c1-a9cd a9de-a9df aa5c-aa5f aade-aadf aaf0-aaf1 abeb fd3e-fd3f fe10-fe19 fe30-fe52 fe54-fe61 fe63 fe68 "
-    "fe6a-fe6b ff01-ff03 ff05-ff0a ff0c-ff0f ff1a-ff1b ff1f-ff20 ff3b-ff3d ff3f ff5b ff5d ff5f-ff65 10100-10102 "
-    "1039f 103d0 1056f 10857 1091f 1093f 10a50-10a58 10a7f 10af0-10af6 10b39-10b3f 10b99-10b9c 11047-1104d "
-    "110bb-110bc 110be-110c1 11140-11143 11174-11175 111c5-111c9 111cd 111db 111dd-111df 11238-1123d 112a9 114c6 "
-    "115c1-115d7 11641-11643 1173c-1173e 12470-12474 16a6e-16a6f 16af5 16b37-16b3b 16b44 1bc9f 1da87-1da8b ")
-
-_WHITESPACE = (
-    "9-d 20 85 a0 1680 2000-200a 2028-2029 202f 205f 3000 ")
-
-_LOWERCASE_EXTRA = (
-    "1c89:1c8a a7cb:264 a7cc:a7cd a7ce:a7cf a7d2:a7d3 a7d4:a7d5 a7da:a7db a7dc:19b 10d50:10d70 10d51:10d71 "
-    "10d52:10d72 10d53:10d73 10d54:10d74 10d55:10d75 10d56:10d76 10d57:10d77 10d58:10d78 10d59:10d79 10d5a:10d7a "
-    "10d5b:10d7b 10d5c:10d7c 10d5d:10d7d 10d5e:10d7e 10d5f:10d7f 10d60:10d80 10d61:10d81 10d62:10d82 10d63:10d83 "
-    "10d64:10d84 10d65:10d85 16ea0:16ebb 16ea1:16ebc 16ea2:16ebd 16ea3:16ebe 16ea4:16ebf 16ea5:16ec0 16ea6:16ec1 "
-    "16ea7:16ec2 16ea8:16ec3 16ea9:16ec4 16eaa:16ec5 16eab:16ec6 16eac:16ec7 16ead:16ec8 16eae:16ec9 16eaf:16eca "
-    "16eb0:16ecb 16eb1:16ecc 16eb2:16ecd 16eb3:16ece 16eb4:16ecf 16eb5:16ed0 16eb6:16ed1 16eb7:16ed2 16eb8:16ed3 ")
-
-# %% ../nbs/05_wordpiece.ipynb #ae685f41
-_CONTROL_RE = re.compile(f"[{_char_class(_CONTROL)}]+")
-_SPACE_RE = re.compile(f"[{_char_class(_WHITESPACE)}]")
-_SPACE_TABLE = {i: " " for i in range(0x3001) if _SPACE_RE.match(chr(i))}  # U+3000 is the last whitespace
-_CJK_RE = re.compile("([\u4e00-\u9fff\u3400-\u4dbf\U00020000-\U0002a6df\U0002a700-\U0002b73f\U0002b740-\U0002b81f"
-                     "\U0002b920-\U0002ceaf\uf900-\ufaff\U0002f800-\U0002fa1f])")
-_MARK_RE = re.compile(f"[{_char_class(_NONSPACING_MARK)}]+")
-_LOWER_EXTRA = {int(a, 16): chr(int(b, 16)) for a, b in (p.split(":") for p in _LOWERCASE_EXTRA.split())}
-_LOWER_EXTRA_RE = re.compile("[" + "".join(map(chr, _LOWER_EXTRA)) + "]")
-_NFD_KEEP = "\U00011938"  # HF's NFD tables predate this character's decomposition (Unicode 13)
-_SURROGATE_RE = re.compile("[\ud800-\udfff]")
-_ASCII_CONTROL_RE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]+")
-
-# %% ../nbs/05_wordpiece.ipynb #36f4e2a2
-def _nfd(s: str) -> str:
-    "NFD as HF computes it."
-    if _NFD_KEEP not in s: return unicodedata.normalize("NFD", s)
-    return _NFD_KEEP.join(unicodedata.normalize("NFD", p) for p in s.split(_NFD_KEEP))
-
-# %% ../nbs/05_wordpiece.ipynb #e9c3e7d4
-def _lower(s: str) -> str:
-    "Lower-case one character at a time, as Rust's `char::to_lowercase` does (so no final-sigma rule)."
-    out = "".join(c.lower() for c in s) if "Σ" in s else s.lower()
-    return out.translate(_LOWER_EXTRA) if _LOWER_EXTRA_RE.search(out) else out
-
-# %% ../nbs/05_wordpiece.ipynb #e7ea0673
-def _normalize_ascii(text: str, lowercase: bool, clean_text: bool) -> str:
-    "`bert_normalize` of ASCII text: no accents, no CJK, plain lower-casing; the common case, kept cheap."
-    if clean_text:
-        if _ASCII_CONTROL_RE.search(text): text = _ASCII_CONTROL_RE.sub("", text)
-        text = text.translate(_SPACE_TABLE) if ("\t" in text or "\n" in text or "\r" in text) else text
-    return text.lower() if lowercase else text
-
-# %% ../nbs/05_wordpiece.ipynb #36145389
-def bert_normalize(
-    text: str,  # raw text, no lone surrogates
-    lowercase: bool = True,  # lower-case (uncased BERT)
-    strip_accents: bool | None = None,  # drop non-spacing marks after NFD; `None` follows `lowercase`
-    clean_text: bool = True,  # drop control characters, turn whitespace into plain spaces
-    handle_chinese_chars: bool = True,  # put spaces around CJK ideographs
-) -> str:
-    "HF's `BertNormalizer`: clean text, pad CJK ideographs, strip accents, lower-case, in that order."
-    if text.isascii(): return _normalize_ascii(text, lowercase, clean_text)
-    if clean_text: text = _CONTROL_RE.sub("", text).translate(_SPACE_TABLE)
-    if handle_chinese_chars: text = _CJK_RE.sub(r" \1 ", text)
-    if lowercase if strip_accents is None else strip_accents: text = _MARK_RE.sub("", _nfd(text))
-    return _lower(text) if lowercase else text
-
-# %% ../nbs/05_wordpiece.ipynb #d21049d9
-_PUNCT_CLASS = _char_class(_PUNCTUATION)
-_WORD_RE = re.compile(f"[{_PUNCT_CLASS}]|[^{_PUNCT_CLASS}{_char_class(_WHITESPACE)}]+")
-_ASCII_WORD_RE = re.compile(r"[!-/:-@\[-`{-~]|[^ \t\n\r\x0b\x0c!-/:-@\[-`{-~]+")
-
-def bert_pre_tokenize(
-    text: str,  # normalized text
-) -> list[str]:
-    "HF's `BertPreTokenizer`: split on whitespace, isolate each punctuation character."
-    return (_ASCII_WORD_RE if text.isascii() else _WORD_RE).findall(text)
 
 # %% ../nbs/05_wordpiece.ipynb #wp000003
 def _vocab_from_list(tokens, name):
@@ -208,10 +86,6 @@ def _check_unicode(text, name: str):
         m = _SURROGATE_RE.search(text)
         if m: raise ValueError(f"{name} holds a lone surrogate U+{ord(m.group()):04X} at index {m.start()}: "
                                "that is not valid Unicode text (decode the bytes with a proper codec first)")
-
-# %% ../nbs/05_wordpiece.ipynb #3c426476
-_CLEANUP = [(" .", "."), (" ?", "?"), (" !", "!"), (" ,", ","), (" ' ", "'"), (" n't", "n't"), (" 'm", "'m"),
-            (" do not", " don't"), (" 's", "'s"), (" 've", "'ve"), (" 're", "'re")]
 
 # %% ../nbs/05_wordpiece.ipynb #16b136fc
 def _read_vocab_txt(path: Path) -> dict[str, int]:
