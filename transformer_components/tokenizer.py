@@ -22,7 +22,7 @@ from fastcore.basics import patch
 from .core import atomic_write, check_positive_int
 
 # %% auto #0
-__all__ = ['WHITE_SPACE', 'Tokenizer', 'Encoding', 'pair_encoding', 'AddedToken', 'added_token_json', 'parse_added_token',
+__all__ = ['WHITE_SPACE', 'Tokenizer', 'Encoding', 'AddedToken', 'added_token_json', 'parse_added_token',
            'DisallowedSpecialToken', 'find_added', 'read_added_tokens']
 
 # %% ../nbs/01_tokenizer.ipynb #tk000017
@@ -112,12 +112,6 @@ def offsets(self: Encoding) -> list[tuple[int, int]]:
     if getattr(self, "_offsets", None) is None: self._offsets = self._source._offsets(self._inputs)
     return self._offsets
 
-# %% ../nbs/01_tokenizer.ipynb #50775159
-def pair_encoding(first: Encoding, second: Encoding) -> Encoding:
-    "`first` then `second` as one `Encoding` of a text pair: type ids 0 then 1; offsets stay in each own text."
-    return Encoding(list(first) + list(second), first.tokens + second.tokens, first.offsets + second.offsets,
-                    [0] * len(first) + [1] * len(second), sequence_ranges={0: (0, len(first)), 1: (len(first), len(first) + len(second))})
-
 # %% ../nbs/01_tokenizer.ipynb #tk000041
 def _as_int(
     i,  # an id: an int, or a NumPy / 0-d torch integer
@@ -169,14 +163,6 @@ def encode_batch(self: Tokenizer,
     if check_positive_int("num_workers", num_workers) > 1: return self._encode_parallel(list(texts), num_workers, options)
     return [self.encode(t, **options) for t in texts]
 
-# %% ../nbs/01_tokenizer.ipynb #tk-pretok
-def _pretokenized_refused(tok: Tokenizer,
-                          instead: str = "read the same tokenizer.json with PipelineTokenizer.from_file (or convert this one: "
-                                         "PipelineTokenizer.from_json_dict(tok.to_json_dict())), whose encode takes lists of words as HF's does",
-                         ) -> NotImplementedError:
-    "The error `encode(..., is_pretokenized=True)` raises where `tok` does not take lists of words; `instead` says what to do."
-    return NotImplementedError(f"{type(tok).__name__}.encode does not take pre-tokenized input (is_pretokenized=True): {instead}")
-
 # %% ../nbs/01_tokenizer.ipynb #tk000044
 @patch
 def decode_batch(self: Tokenizer,
@@ -219,8 +205,8 @@ _new_list = list.__new__
 
 def _lazy(cls,
           ids: Iterable[int],  # token ids
-          source,  # the tokenizer: `source._tokens_of(ids)` and `source._offsets(inputs)` compute the rest
-          inputs,  # what `source._offsets` needs, e.g. the text
+          source,  # what computes the rest: `source._tokens_of(ids, inputs)` and `source._offsets(inputs)`
+          inputs,  # what the source needs for them, e.g. the text
          ) -> Encoding:
     "An `Encoding` whose tokens and offsets `source` computes on first access."
     enc = _new_list(cls)  # no __init__: this runs once per encoded text, so it stays as cheap as a list
@@ -229,21 +215,6 @@ def _lazy(cls,
     return enc
 
 Encoding.lazy = classmethod(_lazy)  # a plain classmethod: `patch`'s costs a call per use, and this is the hot path
-
-# %% ../nbs/01_tokenizer.ipynb #bf34a454
-@patch
-def _tokens_of(self: Tokenizer,
-               ids: Iterable[int],  # ids the tokenizer produced itself, so unchecked
-               inputs=None,  # what `encode` kept for its `Encoding`: the text, or the text and its added-token segments
-              ) -> list[str]:
-    "The token of each id (for an added token, the text it matched)."
-    if isinstance(inputs, tuple): return self._segment_tokens(*inputs, self._plain_ids)
-    return list(map(self._id_token.__getitem__, ids))
-
-@patch
-def _offsets(self: Tokenizer, inputs) -> list[tuple[int, int]]:
-    "`(start, end)` in the text of each token of `encode`, from the subclass's `_plain_offsets` and the added-token segments."
-    return self._plain_offsets(inputs) if isinstance(inputs, str) else self._segment_offsets(*inputs, self._plain_offsets)
 
 # %% ../nbs/01_tokenizer.ipynb #a16322ec
 @dataclass(frozen=True)
@@ -488,51 +459,6 @@ def _gaps(found: list[tuple], n: int) -> list[tuple[int, int]]:
     ends = [0] + [e for _, e, _ in found]
     return list(zip(ends, [s for s, _, _ in found] + [n]))
 
-def _segments(found: list[tuple], n: int) -> list[tuple]:
-    "`found` with the non-empty stretches of `0..n` between its spans as `(start, end, None)`, in order."
-    out = []
-    for (a, b), f in zip(_gaps(found, n), found + [None]):
-        if b > a: out.append((a, b, None))
-        if f is not None: out.append(f)
-    return out
-
-# %% ../nbs/01_tokenizer.ipynb #0c5e72c2
-Tokenizer._normalized_in_raw = True  # False where the tokenizer matches `normalized` tokens in its own normalized text
-
-@patch
-def _split_added(self: Tokenizer, text: str, allowed_special="none", disallowed_special="all") -> list[tuple] | None:
-    "`(start, end, id)` per added token in `text` and `(start, end, None)` per stretch between them; `None` if there is none."
-    _, raw, normed, disallowed = self._matchers_for(allowed_special, disallowed_special)
-    found = find_added(text, raw, disallowed) if raw is not None and raw.hint in text else []
-    if normed is not None and self._normalized_in_raw:
-        found = sorted(found + [(s + a, e + a, x) for a, b in _gaps(found, len(text))
-                                for s, e, x in find_added(text[a:b], normed, disallowed)])
-    return [(s, e, x if x is None else x.id) for s, e, x in _segments(found, len(text))] if found else None
-
-# %% ../nbs/01_tokenizer.ipynb #5a970f3c
-def _join_segments(segs: list[tuple], plain, added) -> list:
-    "`plain(start, end)` (a list) for each ordinary piece in `segs`, `added(start, end, id)` for each added token, in order."
-    out = []
-    for s, e, i in segs:
-        if i is None: out.extend(plain(s, e))
-        else: out.append(added(s, e, i))
-    return out
-
-@patch
-def _segment_ids(self: Tokenizer, text: str, segs: list[tuple], plain_ids) -> list[int]:
-    "Ids of `text` cut into `segs` by `_split_added`: `plain_ids(piece)` for ordinary pieces."
-    return _join_segments(segs, lambda s, e: plain_ids(text[s:e]), lambda s, e, i: i)
-
-@patch
-def _segment_offsets(self: Tokenizer, text: str, segs: list[tuple], plain_offsets) -> list[tuple[int, int]]:
-    "Offsets of `text` cut into `segs`: `plain_offsets(piece)` shifted to the piece's place, and each added token's span."
-    return _join_segments(segs, lambda s, e: [(s + a, s + b) for a, b in plain_offsets(text[s:e])], lambda s, e, i: (s, e))
-
-@patch
-def _segment_tokens(self: Tokenizer, text: str, segs: list[tuple], plain_ids) -> list[str]:
-    "Tokens of `text` cut into `segs`: the vocabulary's for `plain_ids(piece)`, and for an added token the text it matched."
-    return _join_segments(segs, lambda s, e: map(self._id_token.__getitem__, plain_ids(text[s:e])), lambda s, e, i: text[s:e])
-
 # %% ../nbs/01_tokenizer.ipynb #baccdd50
 @patch
 def encode_ordinary(self: Tokenizer, text: str) -> Encoding:
@@ -602,14 +528,13 @@ def _words_left_behind(e: Encoding) -> Encoding:
     return e
 
 def _encode_in_worker(texts: list[str], options: dict) -> tuple:
-    "Encode `texts` in a worker: `(ids of all, one after another; count per text; {position: Encoding, or inputs other than the text})`."
-    tok, ids, counts, other = _WORKER["tok"], array("i"), array("i"), {}
+    "Encode `texts` in a worker: `(ids of all, one after another; count per text; {position: Encoding that travels whole})`."
+    tok, ids, counts, whole = _WORKER["tok"], array("i"), array("i"), {}
     for k, t in enumerate(texts):
         e = tok.encode(t, **options)
         ids.extend(e); counts.append(len(e))
-        if getattr(e, "_source", None) is not tok: other[k] = _words_left_behind(e)  # computed eagerly, or lazily by another source: it travels whole
-        elif e._inputs is not t: other[k] = e._inputs
-    return ids, counts, other
+        if getattr(e, "_source", None) is not tok or e._inputs is not t: whole[k] = _words_left_behind(e)  # (not lazy on the text alone)
+    return ids, counts, whole
 
 # %% ../nbs/01_tokenizer.ipynb #45d28d66
 @patch
@@ -627,11 +552,11 @@ Tokenizer._words_later = lambda self, enc, text, options: None  # a tokenizer wh
 def _encode_parallel(self: Tokenizer, texts: list[str], num_workers: int, options: dict) -> list[Encoding]:
     "`encode` of each text, the texts shared among `num_workers` processes in slices of about equal length."
     parts, out = _slices(texts, num_workers * 4), []
-    for part, (ids, counts, other) in zip(parts, self._worker_pool(num_workers).map(_encode_in_worker, parts, [options] * len(parts))):
+    for part, (ids, counts, whole) in zip(parts, self._worker_pool(num_workers).map(_encode_in_worker, parts, [options] * len(parts))):
         ends = list(accumulate(counts))
         encs = list(map(Encoding.lazy, map(ids.tolist().__getitem__, map(slice, [0, *ends[:-1]], ends)), repeat(self), part))
-        for j, x in other.items():
-            encs[j] = x if isinstance(x, Encoding) else Encoding.lazy(encs[j], self, x)
-            if isinstance(x, Encoding) and getattr(x, "_words", None) is None: self._words_later(x, part[j], options)
+        for j, e in whole.items():
+            encs[j] = e
+            if getattr(e, "_words", None) is None: self._words_later(e, part[j], options)
         out += encs
     return out
