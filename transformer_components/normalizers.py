@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from itertools import accumulate, repeat
 import regex
-from .tokenizer import WHITE_SPACE
+from .added_tokens import WHITE_SPACE
 from .wordpiece import _char_class, _CJK_RE, _CONTROL_RE, _lower, _MARK_RE, _NFD_KEEP, _normalize_ascii, _SPACE_TABLE
 from .parts import _pattern, _refuse, _sequence_parts, find_spans, finditer, Normalized, part, transform
 

@@ -13,7 +13,7 @@ from itertools import accumulate, compress, count, groupby
 from operator import add
 import regex
 from .bpe import _CUTS, _SPACES, bytes_to_unicode, GPT2_PATTERN, pretokenize
-from .tokenizer import _is_word_char, _NEWER, WHITE_SPACE
+from .added_tokens import _is_word_char, _NEWER, WHITE_SPACE
 from .wordpiece import _char_class, _PUNCT_CLASS
 from .parts import _pattern, _refuse, _sequence_parts, _UNASSIGNED, find_spans, finditer, Normalized, part
 from .normalizers import _positions, Prepend

@@ -10,7 +10,8 @@ from collections.abc import Iterable, Sequence
 from fastcore.basics import patch
 
 from .core import check_choice, check_positive_int
-from .tokenizer import AddedToken, Encoding, Tokenizer, _as_int, _gaps, added_token_json, find_added, parse_added_token
+from .added_tokens import AddedToken, _gaps, added_token_json, find_added, parse_added_token
+from .tokenizer import Encoding, Tokenizer, _as_int
 
 # %% auto #0
 __all__ = ['KERAS_FILTERS', 'text_to_word_sequence', 'WordTokenizer', 'UnknownWordError', 'pad_sequences']
