@@ -60,6 +60,10 @@ class WordTokenizer(Tokenizer):
         self.document_count = 0
         self._build_index()
 
+    def __repr__(self):
+        return (f"WordTokenizer(vocab_size={self.vocab_size}, num_words={self.num_words}, oov_token={self.oov_token!r}, "
+                f"char_level={self.char_level})")
+
 # %% ../nbs/02_word_tokenizer.ipynb #wt000002
 @patch
 def _set_index(self: WordTokenizer, words: list[str]):
@@ -86,12 +90,6 @@ def _tokens(self: WordTokenizer, text: str | list[str]) -> list[str]:
     "The tokens of `text`; a text given as a list of tokens is only lower-cased (with `lower`), as in Keras."
     if not isinstance(text, str): return [w.lower() for w in text] if self.lower else list(text)
     return text_to_word_sequence(text, self.filters, self.lower, self.split, self.char_level)
-
-# %% ../nbs/02_word_tokenizer.ipynb #e7ceb3f0
-@patch
-def __repr__(self: WordTokenizer):
-    return (f"WordTokenizer(vocab_size={self.vocab_size}, num_words={self.num_words}, oov_token={self.oov_token!r}, "
-            f"char_level={self.char_level})")
 
 # %% ../nbs/02_word_tokenizer.ipynb #8c37880c
 def _check_texts(texts, name="texts") -> list[str | list[str]]:
