@@ -13,7 +13,7 @@ from fastcore.basics import patch
 from fastcore.meta import delegates
 
 from .core import atomic_write, check_positive_int
-from .tokenizer import AddedToken, added_token_json
+from .added_tokens import AddedToken, added_token_json
 from .bpe import _check_bpe, _read_merges, _read_text, train_bpe
 from .pre_tokenizers import GPT2_PATTERN, bytes_to_unicode
 from .wordpiece import BERT_SPECIAL_TOKENS, _checked_vocab, _read_vocab_txt, count_words, train_wordpiece

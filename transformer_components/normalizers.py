@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from itertools import accumulate, repeat
 import regex
-from .tokenizer import WHITE_SPACE
+from .added_tokens import WHITE_SPACE
 from .parts import (_ASCII_CONTROL_RE, _CJK_RE, _CONTROL_RE, _LOWER_EXTRA, _LOWER_EXTRA_RE, _MARK_RE, _NFD_KEEP,
                                           _SPACE_TABLE, _char_class)
 from .parts import _pattern, _refuse, _sequence_parts, find_spans, finditer, Normalized, part, transform

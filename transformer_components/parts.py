@@ -11,7 +11,7 @@ import time
 import unicodedata
 from dataclasses import fields, MISSING
 import regex
-from .tokenizer import _NEWER
+from .added_tokens import _NEWER
 
 
 # %% auto #0

@@ -13,7 +13,8 @@ from itertools import accumulate, chain, compress, count, repeat
 from operator import add, is_, sub
 from typing import NamedTuple
 from .bpe import _LEAD, _surrogate_error, _WordCache
-from .tokenizer import _as_int, _gaps, Encoding, find_added, read_added_tokens, Tokenizer
+from .added_tokens import _gaps, find_added, read_added_tokens
+from .tokenizer import _as_int, Encoding, Tokenizer
 from .unigram import train_unigram, Unigram, UnigramError
 from .parts import *
 from .normalizers import *

@@ -12,7 +12,7 @@ from functools import lru_cache, partial
 from itertools import accumulate, compress, count, groupby
 from operator import add
 import regex
-from .tokenizer import _is_word_char, _NEWER, WHITE_SPACE
+from .added_tokens import _is_word_char, _NEWER, WHITE_SPACE
 from .parts import _char_class, _PUNCT_CLASS, _WHITESPACE, _pattern, _refuse, _sequence_parts, _UNASSIGNED, find_spans, finditer, Normalized, part
 from .normalizers import _positions, Prepend
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from functools import reduce
 from itertools import compress
 from operator import add, gt, not_
-from .tokenizer import WHITE_SPACE
+from .added_tokens import WHITE_SPACE
 from .parts import _refuse, _sequence_parts, part, Unsupported
 from .pre_tokenizers import _B2U
 

@@ -13,7 +13,8 @@ from pathlib import Path
 from .named_tokenizers import BPETokenizer, WordPiece
 from .pipeline import PipelineTokenizer
 from .core import ProgressBar, check_choice, check_positive_int, cli_errors, command_parser
-from .tokenizer import DisallowedSpecialToken, Encoding, Tokenizer
+from .added_tokens import DisallowedSpecialToken
+from .tokenizer import Encoding, Tokenizer
 from .tokenizer_loading import _existing_file, load_tokenizer
 from .word_tokenizer import WordTokenizer
 

@@ -10,7 +10,8 @@ from collections.abc import Iterable, Sequence
 from fastcore.basics import patch
 
 from .core import check_choice, check_positive_int
-from .tokenizer import AddedToken, Encoding, Tokenizer, _Added, _as_int, _pretokenized_refused, added_token_json, pair_encoding, parse_added_token
+from .added_tokens import AddedToken, _gaps, added_token_json, find_added, parse_added_token
+from .tokenizer import Encoding, Tokenizer, _as_int
 
 # %% auto #0
 __all__ = ['KERAS_FILTERS', 'text_to_word_sequence', 'WordTokenizer', 'UnknownWordError', 'pad_sequences']
@@ -59,6 +60,10 @@ class WordTokenizer(Tokenizer):
         self.document_count = 0
         self._build_index()
 
+    def __repr__(self):
+        return (f"WordTokenizer(vocab_size={self.vocab_size}, num_words={self.num_words}, oov_token={self.oov_token!r}, "
+                f"char_level={self.char_level})")
+
 # %% ../nbs/02_word_tokenizer.ipynb #wt000002
 @patch
 def _set_index(self: WordTokenizer, words: list[str]):
@@ -85,12 +90,6 @@ def _tokens(self: WordTokenizer, text: str | list[str]) -> list[str]:
     "The tokens of `text`; a text given as a list of tokens is only lower-cased (with `lower`), as in Keras."
     if not isinstance(text, str): return [w.lower() for w in text] if self.lower else list(text)
     return text_to_word_sequence(text, self.filters, self.lower, self.split, self.char_level)
-
-# %% ../nbs/02_word_tokenizer.ipynb #e7ceb3f0
-@patch
-def __repr__(self: WordTokenizer):
-    return (f"WordTokenizer(vocab_size={self.vocab_size}, num_words={self.num_words}, oov_token={self.oov_token!r}, "
-            f"char_level={self.char_level})")
 
 # %% ../nbs/02_word_tokenizer.ipynb #8c37880c
 def _check_texts(texts, name="texts") -> list[str | list[str]]:
@@ -169,15 +168,26 @@ def sequences_to_texts(self: WordTokenizer,
 
 # %% ../nbs/02_word_tokenizer.ipynb #wt000006
 @patch
-def _plain_ids(self: WordTokenizer, text: str) -> list[int]: return self._ids(text, "text")
+def _encode_text(self: WordTokenizer, text: str, where: str, allowed_special, disallowed_special) -> Encoding:
+    """The `Encoding` of one text (`where` names it in errors): lazy, its tokens and offsets made when first read, unless
+    the text holds added tokens; then the text between them is encoded piece by piece, as HF does."""
+    if not isinstance(text, str): raise TypeError(f"{where} must be a str, got {type(text).__name__}")
+    found = []
+    if self._added:  # (raw-text added tokens only: see `_check_added` below)
+        _, raw, _, disallowed = self._matchers_for(allowed_special, disallowed_special)
+        if raw is not None and raw.hint in text: found = find_added(text, raw, disallowed)
+    if not found: return Encoding.lazy(self._ids(text, where), self, text)
+    ids, tokens, offsets = [], [], []
+    for (a, b), f in zip(_gaps(found, len(text)), found + [None]):
+        words = self._ids(text[a:b], where)
+        ids += words; tokens += map(self._id_token.__getitem__, words); offsets += [(a + s, a + e) for s, e in self._offsets(text[a:b])]
+        if f is not None: ids.append(f[2].id); tokens.append(text[f[0]:f[1]]); offsets.append((f[0], f[1]))  # its token: the text it matched
+    return Encoding(ids, tokens, offsets)
 
 @patch
-def _encode_text(self: WordTokenizer, text: str, where: str, allowed_special, disallowed_special) -> Encoding:
-    "The `Encoding` of one text; `where` names it in errors."
-    if not isinstance(text, str): raise TypeError(f"{where} must be a str, got {type(text).__name__}")
-    segs = self._split_added(text, allowed_special, disallowed_special) if self._added else None
-    if segs is None: return Encoding.lazy(self._ids(text, where), self, text)
-    return Encoding.lazy(self._segment_ids(text, segs, lambda piece: self._ids(piece, where)), self, (text, segs))
+def _tokens_of(self: WordTokenizer, ids: list[int], text: str) -> list[str]:
+    "The token of each id, for a lazy `Encoding` of `text` (`_offsets`, below, gives their spans)."
+    return list(map(self._id_token.__getitem__, ids))
 
 @patch
 def encode(self: WordTokenizer,
@@ -189,14 +199,14 @@ def encode(self: WordTokenizer,
            is_pretokenized: bool = False,  # HF's lists of words: refused (this tokenizer records no words)
           ) -> Encoding:
     "The `Encoding` of `text` (then `pair`): ids as `texts_to_sequences` gives them, tokens, each word's `(start, end)` in its text."
-    if is_pretokenized: raise _pretokenized_refused(self, "it records no words; join the words with its split character, or use a PipelineTokenizer with a WordLevel model")
-    if pair is not None:
-        return pair_encoding(self._encode_text(text, "text", allowed_special, disallowed_special),
-                             self._encode_text(pair, "pair", allowed_special, disallowed_special))
-    if not isinstance(text, str): raise TypeError(f"text must be a str, got {type(text).__name__}")  # `_encode_text` inlined: a call less per text
-    segs = self._split_added(text, allowed_special, disallowed_special) if self._added else None
-    if segs is None: return Encoding.lazy(self._ids(text, "text"), self, text)
-    return Encoding.lazy(self._segment_ids(text, segs, self._plain_ids), self, (text, segs))
+    if is_pretokenized:
+        raise NotImplementedError(f"{type(self).__name__}.encode does not take pre-tokenized input (is_pretokenized=True): it records no words; "
+                                  "join the words with its split character, or use a PipelineTokenizer with a WordLevel model")
+    first = self._encode_text(text, "text", allowed_special, disallowed_special)
+    if pair is None: return first
+    second, n = self._encode_text(pair, "pair", allowed_special, disallowed_special), len(first)
+    return Encoding(first + second, first.tokens + second.tokens, first.offsets + second.offsets, [0] * n + [1] * len(second),
+                    sequence_ranges={0: (0, n), 1: (n, n + len(second))})
 
 # %% ../nbs/02_word_tokenizer.ipynb #d7b0b571
 @patch
@@ -208,8 +218,8 @@ def decode(self: WordTokenizer,
 
 # %% ../nbs/02_word_tokenizer.ipynb #48dedc5a
 @patch
-def _plain_offsets(self: WordTokenizer, text: str) -> list[tuple[int, int]]:
-    "`(start, end)` in `text` of each token of `text` (no added tokens in it)."
+def _offsets(self: WordTokenizer, text: str) -> list[tuple[int, int]]:
+    "`(start, end)` in `text` of each of its tokens (no added tokens in it)."
     low = text.lower() if self.lower else text  # one call, so Greek final sigma is lowered as `_tokens` lowers it
     origin = [i for i, c in enumerate(text) for _ in range(len(c.lower()) if self.lower else 1)]
     if self.char_level: return [(origin[j], origin[j] + 1) for j, ch in enumerate(low) if ch not in self.filters]
