@@ -9,7 +9,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable
 from functools import partial
-from itertools import accumulate, chain, compress, count, repeat
+from itertools import accumulate, chain, compress, count, islice, repeat
 from operator import add, is_, sub
 from typing import NamedTuple
 from .bpe import _LEAD, _surrogate_error, _WordCache
@@ -118,10 +118,10 @@ def encode(self: PipelineTokenizer,
           ) -> Encoding:
     "The `Encoding` of `text` (and `pair`): ids, tokens, offsets into each text, type ids; truncated and padded as the file says."
     if is_pretokenized: return self._finish(self._word_encodings(text, pair, add_special_tokens, allowed_special, disallowed_special), None, None)
-    for name, t in (("text", text), ("pair", pair)):
-        if not isinstance(t, str) and (t is not None or name == "text"): raise TypeError(f"{name} must be a str, got {type(t).__name__}")
+    if type(text) is not str and not isinstance(text, str): raise TypeError(f"text must be a str, got {type(text).__name__}")
+    if pair is not None and not isinstance(pair, str): raise TypeError(f"pair must be a str, got {type(pair).__name__}")
+    if self.fast and pair is None and (e := self._lazy_encode(text, add_special_tokens, allowed_special, disallowed_special)) is not None: return e  # (ids now, the rest when read)
     args = (text, pair, add_special_tokens, allowed_special, disallowed_special)
-    if self.fast and pair is None and (e := self._lazy_encode(args)) is not None: return e  # (ids now, the rest when read)
     return self._finish(self._encodings(*args), None, args)
 
 def _encodings(self: PipelineTokenizer, text, pair, add_special_tokens, allowed_special, disallowed_special, words: bool = False) -> Tokens:
@@ -213,14 +213,14 @@ def encode_batch(self: PipelineTokenizer,
                 raise TypeError(f"texts[{k}] must be a str or a (text, pair) of two str, got {str(t)[:60]!r}")
         args = [(*(t if isinstance(t, (tuple, list)) else (t, None)), *opts) for t in texts]
         if self.fast and self.padding is None and all(a[1] is None for a in args):  # each text by `encode`'s lazy lane where it applies
-            return [e if (e := self._lazy_encode(a)) is not None else self._finish(self._encodings(*a), None, a) for a in args]
+            return [e if (e := self._lazy_encode(a[0], *opts)) is not None else self._finish(self._encodings(*a), None, a) for a in args]
         ts = [self._encodings(*a) for a in args]
     longest = max((len(t.ids) for t in ts), default=0)
     return [self._finish(t, longest, None if is_pretokenized else a) for t, a in zip(ts, args)]
 
 PipelineTokenizer.encode, PipelineTokenizer._encodings, PipelineTokenizer._finish, PipelineTokenizer.encode_batch = encode, _encodings, _finish, encode_batch
 PipelineTokenizer._processed = _processed
-PipelineTokenizer._lazy_encode = lambda self, args: None  # ids first, the rest when read: see "Making it fast"
+PipelineTokenizer._lazy_encode = lambda self, text, *options: None  # ids first, the rest when read: see "Making it fast"
 
 # %% ../nbs/07g_pipeline.ipynb #pretok
 def _word_list(words, name: str, want: str = "a list of str (the words of one text)") -> list[str]:
@@ -380,17 +380,21 @@ def _fast_state(self: PipelineTokenizer) -> _FastState | bool:
     return _FastState(*plan, byte_level, {}, {}, ids, unknowns, trim, made("") if chunks else None, width, made(sep) if chunks and sep else None)
 
 def _chunks_ids(self: PipelineTokenizer, text: str, first: bool) -> tuple | None:
-    """`(pre, words, got, kept)`: the pre-tokenizer's chunks of normalized `text`, `pre` and `kept` as `chunks` gives them,
-    `words` what the ids cover (put together), and `got` each chunk's ids from the caches; `None` where the
-    pre-tokenizer gives no chunks for `text`, or a chunk has no ids of its own."""
+    """`(pre, chunks, got, kept)`: the pre-tokenizer's chunks of normalized `text`, `pre` and `kept` as `chunks` gives them,
+    and `got` each chunk's ids from the caches (`_covered(chunks)`: what the ids cover); `None` where the pre-tokenizer
+    gives no chunks for `text`, or a chunk has no ids of its own."""
     plan = self._fast
     if (c := self.pre_tokenizer.chunks(text, first)) is None: return None
     pre, chunks, kept = c
     if plan.sep_ids is None: got = list(map(plan.chunk_ids.__getitem__, chunks))
-    else: got, chunks = [plan.chunk_ids[chunks[0]]] * bool(chunks[0]) + list(map(plan.sep_ids.__getitem__, chunks[1:])), [self.pre_tokenizer.chunk_sep.join(chunks)]
+    else: got = [plan.chunk_ids[chunks[0]]] * bool(chunks[0]) + list(map(plan.sep_ids.__getitem__, islice(chunks, 1, None)))
     return None if False in got else (pre, chunks, got, kept)
 
-PipelineTokenizer._chunks_ids = _chunks_ids
+def _covered(self: PipelineTokenizer, chunks: list[str]) -> list[str]:
+    "What the ids of `chunks` cover, as pieces: the chunks, or put together with the separator the pre-tokenizer left out."
+    return chunks if self._fast.sep_ids is None else [self.pre_tokenizer.chunk_sep.join(chunks)]
+
+PipelineTokenizer._chunks_ids, PipelineTokenizer._covered = _chunks_ids, _covered
 
 
 # %% ../nbs/07g_pipeline.ipynb #9411532a
@@ -425,8 +429,8 @@ def _fast_words(self: PipelineTokenizer, text: str, base: int, first: bool, ids:
     plan = self._fast
     cutters, last, cut, entries, ids_of = plan.cutters, plan.last, plan.cut, plan.entries, plan.ids
     if cutting and chunking and words is None and plan.chunk_ids is not None and (c := self._chunks_ids(text, first)) is not None:
-        pre, pieces, got, kept = c  # each chunk's ids at once (no words asked for: a chunk holds several)
-        return self._add_pieces(pieces, got, text, base, pre, trim, ids, tokens, offsets, None, kept=kept)
+        pre, chunks, got, kept = c  # each chunk's ids at once (no words asked for: a chunk holds several)
+        return self._add_pieces(self._covered(chunks), got, text, base, pre, trim, ids, tokens, offsets, None, kept=kept)
     if cutting and cutters:
         (pieces, starts), pre, cache = _cut_all(cutters, text), 0, plan.cut_entries
         special = first and pieces and starts[0] == 0 and getattr(last, "first_differs", False)
@@ -575,43 +579,64 @@ PipelineTokenizer._one_fast, PipelineTokenizer._one_planned = _one_fast, _one_pl
 
 # %% ../nbs/07g_pipeline.ipynb #lazy-code
 class _Rest:
-    "The tokens and offsets of an encoding of `_lazy_encode`, made from its chunks' ids when first read (the `source` of a lazy `Encoding`)."
+    """The rest of an encoding of `_lazy_encode`, made when first read: its tokens and offsets from its chunks' ids (the
+    `source` of a lazy `Encoding`), and called, its word ids (the text encoded again, as `_WordsLater`)."""
     __slots__ = ("args", "made")
     def __init__(self, *args): self.args, self.made = args, None
     def _both(self) -> tuple[list, list]:
         if self.made is None:
-            tok, plan, pieces, got, text, pre, kept, (before, after, _) = self.args
+            tok, plan, chunks, got, text, pre, kept, (before, after, _), _, _ = self.args
             if tok._fast is not plan: raise ValueError("the tokenizer has changed since this text was encoded; encode it again")
             tokens, offsets = [], []
-            tok._add_pieces(pieces, got, text, 0, pre, plan.trim, [], tokens, offsets, None, kept=kept)
+            tok._add_pieces(tok._covered(chunks), got, text, 0, pre, plan.trim, [], tokens, offsets, None, kept=kept)
             self.made = before.tokens + tokens + after.tokens, before.offsets + offsets + after.offsets
         return self.made
     def _tokens_of(self, ids, inputs=None) -> list[str]: return self._both()[0]
     def _offsets(self, inputs) -> list[tuple[int, int]]: return self._both()[1]
+    def __call__(self) -> tuple[list, list]: return _WordsLater(self.args[0], (self.args[8], None, *self.args[9]), None, [])()
 
-def _lazy_encode(self: PipelineTokenizer, args: tuple) -> Encoding | None:
-    "`encode(*args)` of one text by its chunks' ids alone, its tokens and offsets made when read; `None` where the text is not the usual one."
-    text, _, add_special_tokens, allowed_special, disallowed_special = args
-    if self._fast is None: self._fast = _fast_state(self)
-    plan, pp = self._fast, self.post_processor
-    if not plan or plan.chunk_ids is None or self.truncation is not None or self.padding is not None or not text.isascii() and _SURROGATE.search(text): return None
+def _lane(self: PipelineTokenizer, add_special_tokens: bool, allowed_special, disallowed_special) -> tuple | None:
+    """What `_lazy_encode` needs for these options, worked out once (kept with the added tokens' matchers, which are
+    made anew when the added tokens or the parts change): `(raw hint, normalized hint, around, typed)`; `None` where the
+    post-processor gives no `around`."""
+    key = ("lane", add_special_tokens, allowed_special, disallowed_special)
+    try: return self._matchers[key]
+    except (KeyError, TypeError): pass  # (a set of allowed tokens is no key: worked out each time)
+    pp = self.post_processor
     around = (Tokens(), Tokens(), 0) if pp is None else pp.around() if add_special_tokens and hasattr(pp, "around") else None
     _, raw, normed, _ = self._matchers_for(allowed_special, disallowed_special)
-    if around is None or raw is not None and raw.hint in text: return None
-    q = quick_normalize(self.normalizer, text, (0, 0))
-    if q is None or q[1] != (0, 0) or normed is not None and normed.hint in q[0] or (c := self._chunks_ids(q[0], True)) is None: return None
-    pre, pieces, got, kept = c
-    (before, after, type_id), ids = around, list(chain.from_iterable(got))
-    n, k, wrapped = len(ids), len(before.ids), before.ids or after.ids
-    e = Encoding.lazy(before.ids + ids + after.ids if wrapped else ids, _Rest(self, plan, pieces, got, q[0], pre, kept, around), None)
-    e._words = _WordsLater(self, args, None, [])
-    if pp is not None: e._ranges = {0: (k, k + n)}
-    if wrapped: e._special = before.special + [0] * n + after.special
-    if type_id or any(before.type_ids) or any(after.type_ids): e._type_ids = before.type_ids + [type_id] * n + after.type_ids
+    lane = None if around is None else (raw and raw.hint, normed and normed.hint, around, bool(around[2] or any(around[0].type_ids) or any(around[1].type_ids)))
+    try: self._matchers = {**self._matchers, key: lane}
+    except TypeError: pass
+    return lane
+
+def _lazy_encode(self: PipelineTokenizer, text: str, *options) -> Encoding | None:
+    """`encode(text, None, *options)` by its chunks' ids alone, its tokens and offsets made when read; `None` where the
+    text is not the usual one."""
+    if (plan := self._fast) is None: plan = self._fast = _fast_state(self)
+    if not plan or plan.chunk_ids is None or self.truncation is not None or self.padding is not None: return None
+    try: lane = self._matchers["lane", *options]
+    except (KeyError, TypeError): lane = self._lane(*options)
+    if lane is None: return None
+    raw_hint, normed_hint, around, typed = lane
+    if raw_hint is not None and raw_hint in text or not text.isascii() and _SURROGATE.search(text): return None
+    raw = text
+    if self.normalizer is not None:
+        q = quick_normalize(self.normalizer, text, (0, 0))
+        if q is None or q[1] != (0, 0): return None
+        text = q[0]
+    if normed_hint is not None and normed_hint in text or (c := self._chunks_ids(text, True)) is None: return None
+    pre, chunks, got, kept = c
+    before, after, type_id = around
+    rest = _Rest(self, plan, chunks, got, text, pre, kept, around, raw, options)
+    e = Encoding.lazy(chain.from_iterable(got), rest, None)
+    e._words, n, k = rest, len(e), len(before.ids)
+    if self.post_processor is not None: e._ranges = {0: (k, k + n)}  # (HF's post-processors set the text's range)
+    if before.ids or after.ids: e[:0], e[k + n:], e._special = before.ids, after.ids, before.special + [0] * n + after.special
+    if typed: e._type_ids = before.type_ids + [type_id] * n + after.type_ids
     return e
 
-PipelineTokenizer._lazy_encode = _lazy_encode
-
+PipelineTokenizer._lane, PipelineTokenizer._lazy_encode = _lane, _lazy_encode
 
 # %% ../nbs/07g_pipeline.ipynb #8031f139
 def _set_attribute(self: PipelineTokenizer, name: str, value):
