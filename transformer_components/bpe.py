@@ -17,7 +17,7 @@ from heapq import heapify, heappop, heappush
 from itertools import accumulate, chain, islice, repeat
 from pathlib import Path
 
-from .core import check_positive_int
+from .core import check_positive_int, moved_names
 from .pre_tokenizers import GPT2_PATTERN, bytes_to_unicode, pretokenize
 
 # %% auto #0
@@ -314,9 +314,4 @@ def train_bpe(
     return tok_to_id, merges
 
 # %% ../nbs/04_bpe.ipynb #bp000023
-def __getattr__(name: str):
-    "The names that moved to `named_tokenizers`, still importable from this module."
-    if name == "BPETokenizer":
-        from transformer_components.named_tokenizers import BPETokenizer
-        return BPETokenizer
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = moved_names(__name__, {"BPETokenizer": "transformer_components.named_tokenizers"})

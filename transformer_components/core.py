@@ -23,7 +23,7 @@ __all__ = ['DATA_ENV', 'positive_int', 'nonnegative_int', 'positive_float', 'fra
            'MissingDataError', 'shared_data', 'has_shared_data', 'atomic_write', 'FolderLockedError', 'exclusive_lock',
            'check_positive_int', 'check_positive_ints', 'check_choice', 'check_number', 'check_fields',
            'check_token_ids', 'read_json_file', 'raise_if_interrupted', 'ProgressBar', 'CommandParser',
-           'command_parser', 'cli_errors', 'utf8_lines', 'interrupts_held', 'lazy_command']
+           'command_parser', 'cli_errors', 'utf8_lines', 'interrupts_held', 'lazy_command', 'moved_names']
 
 # %% ../nbs/00_core.ipynb #b3d4ae4e
 def default_device() -> torch.device:
@@ -462,3 +462,16 @@ def _lock_holder(folder: str | Path) -> str | None:
     try: return None if _try_lock(fd) else os.read(fd, 100).decode(errors="replace").strip() or "unknown"
     finally: os.close(fd)  # (which lets go of the lock, if this took it)
 
+
+# %% ../nbs/00_core.ipynb #core-moved
+def moved_names(
+    module: str,  # the old module's `__name__`, for the error message
+    new_home: dict[str, str],  # name -> the module it moved to, e.g. `{"WordPiece": "transformer_components.named_tokenizers"}`
+):
+    "A module-level `__getattr__` that gives each moved name from its new module, and `AttributeError` for any other."
+    def __getattr__(name: str):
+        if name in new_home:
+            import importlib
+            return getattr(importlib.import_module(new_home[name]), name)
+        raise AttributeError(f"module {module!r} has no attribute {name!r}")
+    return __getattr__

@@ -16,7 +16,7 @@ from itertools import accumulate, chain, compress, islice, repeat
 from operator import add, itemgetter
 from pathlib import Path
 
-from .core import check_choice, check_positive_int
+from .core import check_choice, check_positive_int, moved_names
 from .normalizers import bert_normalize
 from .parts import _SURROGATE_RE
 from .pre_tokenizers import bert_pre_tokenize
@@ -253,9 +253,4 @@ def _train_by_count(word_counts, vocab_size, special_tokens, prefix, progress):
     return vocab, merges
 
 # %% ../nbs/05_wordpiece.ipynb #wp000041
-def __getattr__(name: str):
-    "The names that moved to `named_tokenizers`, still importable from this module."
-    if name == "WordPiece":
-        from transformer_components.named_tokenizers import WordPiece
-        return WordPiece
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = moved_names(__name__, {"WordPiece": "transformer_components.named_tokenizers"})
