@@ -188,7 +188,7 @@ def execute_all(workers: int = 2, fresh: bool = False) -> list[Path]:
         else: todo.append((nb, dest, keyf, key))
     if todo:
         _one_thread_per_worker(workers)
-        # the longest first, so that the last one to finish is a short one (07g_pipeline alone is most of the time);
+        # the longest first, so that the last one to finish is a short one (07a_pipeline alone is most of the time);
         # a notebook's length of code is a fair guess at its running time
         todo.sort(key=lambda t: -_code_length(t[0]))
         # a fresh process per notebook: IPython replaces `__main__` in its process, and notebooks must not share state
