@@ -22,7 +22,7 @@ def _index(i, name: str) -> int:
 @patch(as_prop=True)
 def word_ids(self: Encoding) -> list[int | None]:
     "The word of its text each token comes from (the pre-tokenizer's pieces, from 0 in each text); `None` for added special and pad tokens."
-    words = getattr(self, "_words", None)
+    words = self._words_maker()
     if words is None: raise NotImplementedError("word_ids: this Encoding records no words (a PipelineTokenizer's encode records them)")
     if callable(words):  # made on first use (the fast path's)
         changed = "word_ids: the tokenizer has changed since this text was encoded (its tokens differ now); encode it again"

@@ -578,26 +578,29 @@ PipelineTokenizer._read_fast = True  # `from_json_dict` (so `from_file` and `loa
 PipelineTokenizer._one_fast, PipelineTokenizer._one_planned = _one_fast, _one_planned
 
 # %% ../nbs/07a_pipeline.ipynb #lazy-code
-class _Rest:
-    """The rest of an encoding of `_lazy_encode`, made when first read: its tokens and offsets from its chunks' ids (the
-    `source` of a lazy `Encoding`), and called, its word ids (the text encoded again, as `_WordsLater`)."""
-    __slots__ = ("args", "made")
-    def __init__(self, *args): self.args, self.made = args, None
-    def _both(self) -> tuple[list, list]:
-        if self.made is None:
-            tok, plan, chunks, got, text, pre, kept, (before, after, _), _, _ = self.args
-            if tok._fast is not plan: raise ValueError("the tokenizer has changed since this text was encoded; encode it again")
-            tokens, offsets = [], []
-            tok._add_pieces(tok._covered(chunks), got, text, 0, pre, plan.trim, [], tokens, offsets, None, kept=kept)
-            self.made = before.tokens + tokens + after.tokens, before.offsets + offsets + after.offsets
-        return self.made
-    def _tokens_of(self, ids, inputs=None) -> list[str]: return self._both()[0]
-    def _offsets(self, inputs) -> list[tuple[int, int]]: return self._both()[1]
-    def __call__(self) -> tuple[list, list]: return _WordsLater(self.args[0], (self.args[8], None, *self.args[9]), None, [])()
+class _LazySource:
+    """Makes the rest of the encodings `_lazy_encode` gives for one option set, when first read (the `source` of a lazy
+    `Encoding`, whose `inputs` are its text as given and as normalized, and the options): tokens and offsets from the
+    text's chunks' ids, word ids by encoding the text again. One per option set: an encoding holds nothing else of
+    its own, so a list of them costs the garbage collector no more than a list of lists."""
+    __slots__ = ("tok", "plan", "around")
+    def __init__(self, tok, plan, around): self.tok, self.plan, self.around = tok, plan, around
+    def _both(self, inputs) -> tuple[list, list]:
+        tok, plan, (before, after, _) = self.tok, self.plan, self.around
+        if tok._fast is not plan: raise ValueError("the tokenizer has changed since this text was encoded; encode it again")
+        pre, chunks, got, kept = tok._chunks_ids(inputs[1], True)
+        tokens, offsets = [], []
+        tok._add_pieces(tok._covered(chunks), got, inputs[1], 0, pre, plan.trim, [], tokens, offsets, None, kept=kept)
+        return before.tokens + tokens + after.tokens, before.offsets + offsets + after.offsets
+    def _tokens_of(self, enc, inputs) -> list[str]:
+        tokens, enc._offsets = self._both(inputs)  # (both are made at once: keep both)
+        return tokens
+    def _offsets(self, inputs) -> list[tuple[int, int]]: return self._both(inputs)[1]
+    def _word_ids(self, inputs) -> tuple[list, list]: return _WordsLater(self.tok, (inputs[0], None, *inputs[2]), None, [])()
 
 def _lane(self: PipelineTokenizer, add_special_tokens: bool, allowed_special, disallowed_special) -> tuple | None:
     """What `_lazy_encode` needs for these options, worked out once (kept with the added tokens' matchers, which are
-    made anew when the added tokens or the parts change): `(raw hint, normalized hint, around, typed)`; `None` where the
+    made anew when the added tokens or the parts change): `(raw hint, normalized hint, around, typed, source)`; `None` where the
     post-processor gives no `around`."""
     key = ("lane", add_special_tokens, allowed_special, disallowed_special)
     try: return self._matchers[key]
@@ -605,7 +608,8 @@ def _lane(self: PipelineTokenizer, add_special_tokens: bool, allowed_special, di
     pp = self.post_processor
     around = (Tokens(), Tokens(), 0) if pp is None else pp.around() if add_special_tokens and hasattr(pp, "around") else None
     _, raw, normed, _ = self._matchers_for(allowed_special, disallowed_special)
-    lane = None if around is None else (raw and raw.hint, normed and normed.hint, around, bool(around[2] or any(around[0].type_ids) or any(around[1].type_ids)))
+    lane = None if around is None else (raw and raw.hint, normed and normed.hint, around, bool(around[2] or any(around[0].type_ids) or any(around[1].type_ids)),
+                                        _LazySource(self, self._fast, around))
     try: self._matchers = {**self._matchers, key: lane}
     except TypeError: pass
     return lane
@@ -618,7 +622,7 @@ def _lazy_encode(self: PipelineTokenizer, text: str, *options) -> Encoding | Non
     try: lane = self._matchers["lane", *options]
     except (KeyError, TypeError): lane = self._lane(*options)
     if lane is None: return None
-    raw_hint, normed_hint, around, typed = lane
+    raw_hint, normed_hint, around, typed, source = lane
     if raw_hint is not None and raw_hint in text or not text.isascii() and _SURROGATE.search(text): return None
     raw = text
     if self.normalizer is not None:
@@ -628,9 +632,8 @@ def _lazy_encode(self: PipelineTokenizer, text: str, *options) -> Encoding | Non
     if normed_hint is not None and normed_hint in text or (c := self._chunks_ids(text, True)) is None: return None
     pre, chunks, got, kept = c
     before, after, type_id = around
-    rest = _Rest(self, plan, chunks, got, text, pre, kept, around, raw, options)
-    e = Encoding.lazy(chain.from_iterable(got), rest, None)
-    e._words, n, k = rest, len(e), len(before.ids)
+    e = Encoding.lazy(chain.from_iterable(got), source, (raw, text, options))
+    n, k = len(e), len(before.ids)
     if self.post_processor is not None: e._ranges = {0: (k, k + n)}  # (HF's post-processors set the text's range)
     if before.ids or after.ids: e[:0], e[k + n:], e._special = before.ids, after.ids, before.special + [0] * n + after.special
     if typed: e._type_ids = before.type_ids + [type_id] * n + after.type_ids

@@ -11,6 +11,8 @@ from collections.abc import Iterable
 from itertools import accumulate, repeat
 from pathlib import Path
 
+from functools import partial
+
 from fastcore.basics import patch
 
 from .core import atomic_write, check_positive_int
@@ -58,7 +60,7 @@ class Encoding(list):
                  tokens: list[str] | None = None,  # the token string of each id
                  offsets: list[tuple[int, int]] | None = None,  # `(start, end)` characters of the text each token covers
                  type_ids: list[int] | None = None,  # 0 for the first text, 1 for a pair's second (default all 0)
-                 words: list[int | None] | None = None,  # the word of its text each token comes from (see the encodings notebook, 07h), or a function that makes `(ids, words)`
+                 words: list[int | None] | None = None,  # the word of its text each token comes from (see the encodings notebook), or a function that makes `(ids, words)`
                  special_tokens_mask: list[int] | None = None,  # 1 for a token the post-processor or padding added (default all 0)
                  sequence_ranges: dict | None = None,  # sequence index -> `(start, stop)` of its tokens (default: one sequence, all tokens)
                  overflowing: list | None = None,  # the `Encoding`s of the windows truncation cut off
@@ -71,8 +73,14 @@ class Encoding(list):
 
     def __repr__(self): return f"Encoding(ids={list(self)}, tokens={self.tokens}, offsets={self.offsets})"
 
-    def __reduce__(self):  # pickles the computed fields, never the tokenizer behind a lazy encoding (below) or behind words made later
+    def _words_maker(self):
+        "The word ids; or what makes `(ids, words)` when first asked for (a function, or the source's `_word_ids(inputs)`); or `None`."
         words = getattr(self, "_words", None)
+        if words is None and hasattr(source := getattr(self, "_source", None), "_word_ids"): return partial(source._word_ids, self._inputs)
+        return words
+
+    def __reduce__(self):  # pickles the computed fields, never the tokenizer behind a lazy encoding (below) or behind words made later
+        words = self._words_maker()
         return (Encoding, (list(self), self.tokens, self.offsets, getattr(self, "_type_ids", None), words()[1] if callable(words) else words,
                            getattr(self, "_special", None), getattr(self, "_ranges", None), getattr(self, "_overflowing", None)))
 
@@ -239,9 +247,10 @@ def _start_worker(tok: Tokenizer): _WORKER["tok"] = tok
 
 def _words_left_behind(e: Encoding) -> Encoding:
     "`e` (and its windows) without the function that would make its word ids (it holds the tokenizer): the receiver makes its own."
-    if callable(getattr(e, "_words", None)):
-        e._words = None
-        for o in getattr(e, "_overflowing", None) or (): _words_left_behind(o)
+    if callable(getattr(e, "_words", None)): e._words = None
+    elif getattr(e, "_words", None) is None and hasattr(getattr(e, "_source", None), "_word_ids"):
+        e._tokens, e._offsets, e._source = e.tokens, e.offsets, None  # (what its source makes, made here: the source stays behind)
+    for o in getattr(e, "_overflowing", None) or (): _words_left_behind(o)
     return e
 
 def _encode_in_worker(texts: list[str], options: dict) -> tuple:
