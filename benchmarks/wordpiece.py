@@ -20,7 +20,8 @@ import time
 
 from transformer_components.core import has_shared_data, shared_data
 from transformer_components.named_tokenizers import WordPiece
-from transformer_components.wordpiece import BERT_SPECIAL_TOKENS, count_words, train_wordpiece
+from transformer_components.wordpiece import BERT_SPECIAL_TOKENS
+from transformer_components.wordpiece_trainer import count_words, train_wordpiece
 
 NEEDED = [("vocab", "bert-base-uncased", "vocab.txt"), ("corpora", "wikitext-2", "valid.txt"),
           ("corpora", "tinyshakespeare", "input.txt")]

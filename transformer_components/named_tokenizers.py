@@ -16,7 +16,8 @@ from .core import atomic_write, check_positive_int
 from .added_tokens import AddedToken, added_token_json
 from .bpe import _check_bpe, _read_merges, _read_text, train_bpe
 from .pre_tokenizers import GPT2_PATTERN, bytes_to_unicode
-from .wordpiece import BERT_SPECIAL_TOKENS, _checked_vocab, _read_vocab_txt, count_words, train_wordpiece
+from .wordpiece import BERT_SPECIAL_TOKENS, _checked_vocab, _read_vocab_txt
+from .wordpiece_trainer import count_words, train_wordpiece
 from .pipeline import PipelineTokenizer
 
 # %% auto #0
