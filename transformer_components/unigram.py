@@ -74,6 +74,7 @@ class UnigramError(ValueError):
 
 @dataclass
 class Unigram:
+    "The Unigram model: pieces with log-probabilities; a word is the path of pieces whose scores sum highest (Viterbi)."
     vocab: list  # `[piece, score]` per id
     unk_id: int | None = None  # the id of the unknown piece
     byte_fallback: bool = False  # unknown text as `<0xNN>` byte pieces when all are in the vocab
