@@ -425,10 +425,15 @@ def test_tokenizer_with_gaps_in_its_ids_is_refused(tmp_path, env):
 
 
 def test_a_run_in_out_is_refused_before_torch_loads(trained, tmp_path, env):
-    "tc-train refuses an --out that holds a run without importing torch (a torch that fails to import proves it); a finished run leaves no .lock (issue 35)."
+    """tc-train refuses an --out that holds a run without importing torch (a torch that fails to import proves it), and
+    the three commands answer --version without it; a finished run leaves no .lock (issue 35)."""
     out, data = trained
     assert not (out / ".lock").exists()
     (tmp_path / "torch").mkdir()
     (tmp_path / "torch" / "__init__.py").write_text("raise ImportError('torch was imported')\n")
     env = {**env, "PYTHONPATH": os.pathsep.join([str(tmp_path), env.get("PYTHONPATH", "")])}
     one_line_error(run([script("tc-train"), "--train", data, "--out", out], env), "tc-train", f"{out} already holds a run")
+    from transformer_components import __version__
+    for name in ("tc-train", "tc-eval", "tc-predict"):
+        res = run([script(name), "--version"], env)
+        assert (res.returncode, res.stdout, res.stderr) == (0, f"{name} {__version__}\n", ""), res
