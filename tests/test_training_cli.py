@@ -108,15 +108,16 @@ sys.exit(training.tc_train())
 
 @pytest.mark.beside
 def test_torchrun_failure_mid_run_ends_with_its_error(tmp_path, env):
-    "Both processes fail at step 2: the run ends with the error, status 1, rather than hanging while Python exits."
+    """Both processes fail at step 2: the run ends with the error, status 1, rather than hanging while Python exits.
+    One run: the hang it guards against was rare (0 of 60 runs of the code before the fix), so repeating the run adds
+    little; 42_training checks the cause itself (the failed run's DistributedDataParallel wrapper is freed)."""
     data = toy_file(tmp_path / "train.tsv", 120)
     (tmp_path / "failing_tc_train.py").write_text(FAILING_TC_TRAIN, encoding="utf-8")
-    for attempt in range(3):
-        res = run([sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2", tmp_path / "failing_tc_train.py",
-                   "--train", data, "--out", tmp_path / f"out{attempt}", "--epochs", "1", "--batch-size", "8", *SMALL],
-                  {**env, "OMP_NUM_THREADS": "1"}, timeout=120)
-        assert res.returncode == 1 and "tc-train: error: out/last.pt: No space left on device" in res.stderr, res.stderr[-3000:]
-        assert "terminate called" not in res.stderr, res.stderr[-3000:]
+    res = run([sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2", tmp_path / "failing_tc_train.py",
+               "--train", data, "--out", tmp_path / "out", "--epochs", "1", "--batch-size", "8", *SMALL],
+              {**env, "OMP_NUM_THREADS": "1"}, timeout=120)
+    assert res.returncode == 1 and "tc-train: error: out/last.pt: No space left on device" in res.stderr, res.stderr[-3000:]
+    assert "terminate called" not in res.stderr, res.stderr[-3000:]
 
 
 def test_sigkill_then_resume_continues_exactly(tmp_path, env):
