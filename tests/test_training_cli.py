@@ -17,7 +17,7 @@ import pytest
 from conftest import script
 
 # `make test` runs this file's tests in a pytest process of their own, beside the other tests (two at once on 2 cores);
-# those marked `beside` (about a sixth of this file's time, none using the shared `trained` run) go with the others,
+# those marked `beside` (about a fifth of this file's time, none using the shared `trained` run) go with the others,
 # so that the two processes end at about the same time. `make pytest` runs everything in one process.
 pytestmark = pytest.mark.training_cli
 
@@ -228,6 +228,7 @@ def test_failed_run_leaves_the_folder_untouched(trained, env, tmp_path):
     assert files(out) == before
 
 
+@pytest.mark.beside
 def test_two_runs_on_one_folder(tmp_path, env):
     data = toy_file(tmp_path / "train.tsv", 400)
     args = [script("tc-train"), "--train", data, "--out", tmp_path / "out", "--epochs", "2", "--batch-size", "2", *SMALL]  # ~1.5 s of training: the second is refused before torch loads
