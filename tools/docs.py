@@ -164,10 +164,10 @@ def _code_length(nb: Path) -> int:
 
 
 def _one_thread_per_worker(workers: int) -> None:
-    """Workers run side by side (beside install-check in `make test`): one torch thread each (the spawned workers inherit
-    the environment), unless OMP_NUM_THREADS is set. With torch's default of a thread per core, the threads of two busy
-    processes spin waiting for each other (42_training beside 43_sentiment_tutorial on a busy machine: 19 s of CPU with
-    one thread each, 189 s with two)."""
+    """Workers run side by side (beside install-check in `make test`): one torch thread each (the workers, and the server
+    they are forked from, inherit the environment: call this before making the pool), unless OMP_NUM_THREADS is set.
+    With torch's default of a thread per core, the threads of two busy processes spin waiting for each other
+    (42_training beside 43_sentiment_tutorial on a busy machine: 19 s of CPU with one thread each, 189 s with two)."""
     if workers > 1: os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 
