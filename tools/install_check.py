@@ -161,6 +161,7 @@ def link_torch(site: Path) -> str | None:
     running venv has no torch matching `TORCH_PIN`, or another Python (then pip installs it). Commands (`torchrun`) are
     left out: their first line names the other venv's python, and nothing here runs them."""
     import importlib.metadata as metadata
+    from importlib.util import cache_from_source
     name, _, version = TORCH_PIN.partition("==")
     if site.parent.name != f"python{sys.version_info[0]}.{sys.version_info[1]}": return None
     dists, todo = {}, [name]
@@ -171,8 +172,11 @@ def link_torch(site: Path) -> str | None:
     except metadata.PackageNotFoundError: return None
     torch = dists[name]
     if not version or torch.version.split("+")[0] != version: return None
-    files = [(d, f) for d in dists.values() for f in d.files or [] if f.parts[0] != ".."]
-    for dist, f in files:  # the compiled `__pycache__` files come too: without them every import compiles torch again
+    files = {(d, Path(f)) for d in dists.values() for f in d.files or [] if f.parts[0] != ".."}
+    # the compiled `__pycache__` files come too: without them every import compiles torch again (`make setup` has them
+    # written by compileall, not pip, so that the record does not list them)
+    files |= {(d, Path(cache_from_source(f))) for d, f in files if f.suffix == ".py" and Path(d.locate_file(cache_from_source(f))).is_file()}
+    for dist, f in files:
         src, dest = Path(dist.locate_file(f)), site / f
         dest.parent.mkdir(parents=True, exist_ok=True)
         try: os.link(src, dest)

@@ -430,9 +430,10 @@ def lazy_command(
     module: str,  # the module of that function, e.g. `"training"`
     check=None,  # `check(argv)`: refusals that need not wait for `module` to import
 ):
-    "A console script's entry point that imports `module` only when run, inside `cli_errors(prog)`."
+    "A console script's entry point that imports `module` only when run, inside `cli_errors(prog)`; `prog --version` imports nothing."
     def main():
         import importlib
+        if sys.argv[1:] == ["--version"]: command_parser(prog, "").parse_args(["--version"])  # prints it and exits, as `module`'s parser would
         with cli_errors(prog):
             if check is not None: check(sys.argv[1:])
             with interrupts_held(): command = getattr(importlib.import_module(f"transformer_components.{module}"), prog.replace("-", "_"))
