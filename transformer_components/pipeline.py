@@ -580,23 +580,25 @@ PipelineTokenizer._one_fast, PipelineTokenizer._one_planned = _one_fast, _one_pl
 # %% ../nbs/07a_pipeline.ipynb #lazy-code
 class _LazySource:
     """Makes the rest of the encodings `_lazy_encode` gives for one option set, when first read (the `source` of a lazy
-    `Encoding`, whose `inputs` are its text as given and as normalized, and the options): tokens and offsets from the
+    `Encoding`, whose `inputs` are its text as given, or that and the text normalized): tokens and offsets from the
     text's chunks' ids, word ids by encoding the text again. One per option set: an encoding holds nothing else of
     its own, so a list of them costs the garbage collector no more than a list of lists."""
-    __slots__ = ("tok", "plan", "around")
-    def __init__(self, tok, plan, around): self.tok, self.plan, self.around = tok, plan, around
+    __slots__ = ("tok", "plan", "around", "options")
+    def __init__(self, tok, plan, around, options): self.tok, self.plan, self.around, self.options = tok, plan, around, options
     def _both(self, inputs) -> tuple[list, list]:
         tok, plan, (before, after, _) = self.tok, self.plan, self.around
         if tok._fast is not plan: raise ValueError("the tokenizer has changed since this text was encoded; encode it again")
-        pre, chunks, got, kept = tok._chunks_ids(inputs[1], True)
+        text = inputs if type(inputs) is str else inputs[1]  # (as normalized)
+        pre, chunks, got, kept = tok._chunks_ids(text, True)
         tokens, offsets = [], []
-        tok._add_pieces(tok._covered(chunks), got, inputs[1], 0, pre, plan.trim, [], tokens, offsets, None, kept=kept)
+        tok._add_pieces(tok._covered(chunks), got, text, 0, pre, plan.trim, [], tokens, offsets, None, kept=kept)
         return before.tokens + tokens + after.tokens, before.offsets + offsets + after.offsets
     def _tokens_of(self, enc, inputs) -> list[str]:
         tokens, enc._offsets = self._both(inputs)  # (both are made at once: keep both)
         return tokens
     def _offsets(self, inputs) -> list[tuple[int, int]]: return self._both(inputs)[1]
-    def _word_ids(self, inputs) -> tuple[list, list]: return _WordsLater(self.tok, (inputs[0], None, *inputs[2]), None, [])()
+    def _word_ids(self, inputs) -> tuple[list, list]:
+        return _WordsLater(self.tok, (inputs if type(inputs) is str else inputs[0], None, *self.options), None, [])()
 
 def _lane(self: PipelineTokenizer, add_special_tokens: bool, allowed_special, disallowed_special) -> tuple | None:
     """What `_lazy_encode` needs for these options, worked out once (kept with the added tokens' matchers, which are
@@ -609,7 +611,7 @@ def _lane(self: PipelineTokenizer, add_special_tokens: bool, allowed_special, di
     around = (Tokens(), Tokens(), 0) if pp is None else pp.around() if add_special_tokens and hasattr(pp, "around") else None
     _, raw, normed, _ = self._matchers_for(allowed_special, disallowed_special)
     lane = None if around is None else (raw and raw.hint, normed and normed.hint, around, bool(around[2] or any(around[0].type_ids) or any(around[1].type_ids)),
-                                        _LazySource(self, self._fast, around))
+                                        _LazySource(self, self._fast, around, (add_special_tokens, allowed_special, disallowed_special)))
     try: self._matchers = {**self._matchers, key: lane}
     except TypeError: pass
     return lane
@@ -632,7 +634,7 @@ def _lazy_encode(self: PipelineTokenizer, text: str, *options) -> Encoding | Non
     if normed_hint is not None and normed_hint in text or (c := self._chunks_ids(text, True)) is None: return None
     pre, chunks, got, kept = c
     before, after, type_id = around
-    e = Encoding.lazy(chain.from_iterable(got), source, (raw, text, options))
+    e = Encoding.lazy(chain.from_iterable(got), source, raw if raw is text else (raw, text))
     n, k = len(e), len(before.ids)
     if self.post_processor is not None: e._ranges = {0: (k, k + n)}  # (HF's post-processors set the text's range)
     if before.ids or after.ids: e[:0], e[k + n:], e._special = before.ids, after.ids, before.special + [0] * n + after.special
