@@ -414,7 +414,7 @@ def test_screenshots_for_humans(site, browser, http_site):
 # ---------------------------------------------------------------------------------------------------- API pages
 DOCMENTED_RECORDS = {"encoder": ["EncoderConfig"], "training": ["TrainConfig", "LoopState"], "rope": ["RopeScaling"],
                      "analysis": ["TfIdf"], "embeddings": ["PretrainedVectors"], "sentiment_data": ["SentimentData"],
-                     "tokenizer": ["AddedToken"]}
+                     "added_tokens": ["AddedToken"]}
 
 
 @pytest.mark.parametrize("page", sorted(DOCMENTED_RECORDS))
