@@ -85,7 +85,6 @@ def _normalize(self: PipelineTokenizer, n: Normalized) -> Normalized:
     return self.normalizer.normalize(n) if self.normalizer is not None else n
 
 PipelineTokenizer._words, PipelineTokenizer._normalize_text = _words, _normalize
-PipelineTokenizer._normalized_in_raw = False  # `normalized` added tokens are found in the normalized text
 PipelineTokenizer._normalize_added = lambda self, content: self._normalize_text(Normalized(content)).text
 
 def _one(self: PipelineTokenizer, text: str, type_id: int, allowed_special, disallowed_special, words: bool = True) -> Tokens:
