@@ -31,11 +31,10 @@ class ByteLevelDecoder:
         data = b"".join(bytes(_U2B[c] for c in t) if all(c in _U2B for c in t) else t.encode("utf-8", "surrogatepass") for t in tokens)
         return [data.decode("utf-8", "replace")]
 
-# %% ../nbs/06b_decoders.ipynb #3c426476
+# %% ../nbs/06b_decoders.ipynb #ea80c18c
 _CLEANUP = [(" .", "."), (" ?", "?"), (" !", "!"), (" ,", ","), (" ' ", "'"), (" n't", "n't"), (" 'm", "'m"),
             (" do not", " don't"), (" 's", "'s"), (" 've", "'ve"), (" 're", "'re")]
 
-# %% ../nbs/06b_decoders.ipynb #ea80c18c
 def _clean(t: str) -> str:
     "HF's clean-up of decoded text: no space before punctuation and contractions (`WordPiece`'s table)."
     for a, b in _CLEANUP: t = t.replace(a, b)
