@@ -74,8 +74,9 @@ def from_files(cls: BPETokenizer,
     except json.JSONDecodeError as e: raise ValueError(f"vocab_json {str(vocab_json)!r} is not valid JSON: {e}") from None
     if not isinstance(vocab, dict): raise ValueError(f"vocab_json {str(vocab_json)!r} must hold a JSON object token -> id")
     merges = _read_merges(Path(merges_txt))
-    _check_bpe(vocab, merges, True, None)
-    return PipelineTokenizer.from_json_dict(bpe_tokenizer_json(vocab, merges, special_tokens=_unreachable(vocab, merges, True, None)))
+    d = bpe_tokenizer_json(vocab, merges)  # (which checks them)
+    d["added_tokens"] = _specials_json(vocab, _unreachable(vocab, merges, True, None))
+    return PipelineTokenizer.from_json_dict(d)
 
 # %% ../nbs/07c_named_tokenizers.ipynb #nt000016
 @patch(cls_method=True)
