@@ -117,7 +117,7 @@ def encode(self: PipelineTokenizer,
           ) -> Encoding:
     "The `Encoding` of `text` (and `pair`): ids, tokens, offsets into each text, type ids; truncated and padded as the file says."
     if is_pretokenized: return self._finish(self._word_encodings(text, pair, add_special_tokens, allowed_special, disallowed_special), None, None)
-    if type(text) is not str and not isinstance(text, str): raise TypeError(f"text must be a str, got {type(text).__name__}")
+    if not isinstance(text, str): raise TypeError(f"text must be a str, got {type(text).__name__}")
     if pair is not None and not isinstance(pair, str): raise TypeError(f"pair must be a str, got {type(pair).__name__}")
     if self.fast and pair is None and (e := self._lazy_encode(text, add_special_tokens, allowed_special, disallowed_special)) is not None: return e  # (ids now, the rest when read)
     args = (text, pair, add_special_tokens, allowed_special, disallowed_special)
