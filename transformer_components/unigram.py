@@ -15,9 +15,9 @@ from .core import check_positive_int
 
 # %% auto #0
 __all__ = ['UNK_PENALTY', 'viterbi', 'prefix_table', 'viterbi_pruned', 'UnigramError', 'Unigram', 'expected_counts', 'em_step',
-           'prune', 'train_unigram_plain', 'char_codes', 'window_keys', 'piece_keys', 'WordBatch', 'chunk_words',
-           'batches', 'Lattice', 'digamma', 'em_step_arrays', 'removal_loss', 'prune_arrays', 'Lattices', 'seed_pieces',
-           'train_unigram']
+           'prune', 'seed_pieces_plain', 'train_unigram_plain', 'char_codes', 'window_keys', 'piece_keys', 'WordBatch',
+           'chunk_words', 'batches', 'Lattice', 'digamma', 'em_step_arrays', 'removal_loss', 'prune_arrays', 'Lattices',
+           'seed_pieces', 'train_unigram']
 
 # %% ../nbs/05c_unigram.ipynb #3e193f5b
 UNK_PENALTY = 10.0
@@ -175,32 +175,35 @@ def prune(words: dict[str, int], scores: dict[str, float], keep: set[str], size:
     return {p: scores[p] for p in [*keep, *best] if p in scores}
 
 # %% ../nbs/05c_unigram.ipynb #798cff0c
-def train_unigram_plain(
-    words: dict[str, int],  # pre-tokenized words (e.g. "▁word" as Metaspace writes them) -> count
-    vocab_size: int,  # pieces in the result
-    max_len: int = 16,  # the longest piece, in characters
-    shrink: float = 0.75,  # the share of pieces each pruning round keeps
-    seed_factor: int = 10,  # candidates to start from, per piece wanted
-    special_tokens: list[str] = (),  # pieces placed first with score 0 (as HF's trainer does), counted in `vocab_size`
-    progress=None,  # called as `progress(pieces pruned, pieces to prune)` after each pruning round
-) -> list[tuple[str, float]]:
-    "`(piece, score)` of a Unigram vocabulary learnt from `words` by EM and pruning: `special_tokens`, then the highest score first (the plain loop; `train_unigram` below is the same on arrays)."
-    chars, size = {c for w in words for c in w}, vocab_size - len(special_tokens)
-    if size < len(chars): raise ValueError(f"vocab_size {vocab_size} is below the {len(chars)} characters of the text and {len(special_tokens)} special tokens")
+def seed_pieces_plain(words: dict[str, int], max_len: int, n: int) -> tuple[list[str], Counter]:
+    "The `n` substrings of 2..`max_len` characters with the highest count × length (ties: the first seen), and every such substring's count."
     subs = Counter()
     for w, f in words.items():
         for s in range(len(w)):
             for e in range(s + 2, min(len(w), s + max_len) + 1): subs[w[s:e]] += f
-    seeds = [p for p, _ in sorted(subs.items(), key=lambda kv: kv[1] * len(kv[0]), reverse=True)[:seed_factor * vocab_size]]
+    return sorted(subs, key=lambda p: subs[p] * len(p), reverse=True)[:n], subs
+
+def _alphabet(words: dict[str, int], vocab_size: int, special_tokens) -> tuple[list[str], int]:
+    "The characters of `words` (sorted) and the pieces left to learn; `ValueError` where `vocab_size` cannot hold them."
+    chars, size = sorted({c for w in words for c in w}), vocab_size - len(special_tokens)
+    if size < len(chars): raise ValueError(f"vocab_size {vocab_size} is below the {len(chars)} characters of the text and {len(special_tokens)} special tokens")
+    return chars, size
+
+def train_unigram_plain(words: dict[str, int], vocab_size: int, max_len: int = 16, shrink: float = 0.75, seed_factor: int = 10) -> list[tuple[str, float]]:
+    """`(piece, score)` of a Unigram vocabulary of `vocab_size` pieces learnt from `words` (pre-tokenized words, e.g. "▁word"
+    as Metaspace writes them, -> count) by EM and pruning, the highest score first: seeds `seed_factor` per piece wanted,
+    each pruning round keeps `shrink` of the pieces, none longer than `max_len` characters. The plain loop; `train_unigram`
+    below is the same on arrays, with special tokens and progress."""
+    chars, size = _alphabet(words, vocab_size, ())
+    seeds, subs = seed_pieces_plain(words, max_len, seed_factor * vocab_size)
     total = sum(subs[p] for p in seeds) + sum(words.values())
     scores = {p: math.log(subs[p] / total) for p in seeds} | {c: math.log(1 / total) for c in chars}
-    start = len(scores)
     while True:
-        for _ in range(2): scores = em_step(words, scores, chars, max_len)
+        for _ in range(2): scores = em_step(words, scores, set(chars), max_len)
         if len(scores) <= size: break
-        scores = prune(words, scores, chars, max(size, int(len(scores) * shrink)), max_len)
-        if progress: progress(start - len(scores), start - size)
-    return [(t, 0.0) for t in special_tokens] + sorted(scores.items(), key=lambda kv: kv[1], reverse=True)
+        scores = prune(words, scores, set(chars), max(size, int(len(scores) * shrink)), max_len)
+    return sorted(scores.items(), key=lambda kv: kv[1], reverse=True)
+
 
 # %% ../nbs/05c_unigram.ipynb #525efeec
 class _LazyNumpy:
@@ -473,8 +476,7 @@ def train_unigram(
     batch_chars: int = 1 << 18,  # characters of words per batch: bounds the memory of a lattice
 ) -> list[tuple[str, float]]:
     "`train_unigram_plain`'s vocabulary computed on arrays: `special_tokens`, then the pieces, the highest score first."
-    chars, size = sorted({c for w in words for c in w}), vocab_size - len(special_tokens)
-    if size < len(chars): raise ValueError(f"vocab_size {vocab_size} is below the {len(chars)} characters of the text and {len(special_tokens)} special tokens")
+    chars, size = _alphabet(words, vocab_size, special_tokens)
     check_positive_int("chunk", chunk); check_positive_int("batch_chars", batch_chars)
     words = chunk_words(words, chunk)
     seeds, counts = seed_pieces(words, max_len, seed_factor * vocab_size, batch_chars)
