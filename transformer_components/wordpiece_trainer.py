@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from .core import check_choice, check_positive_int
 from .normalizers import bert_normalize
 from .pre_tokenizers import bert_pre_tokenize
+from .bpe import _merge_word
 from .wordpiece import BERT_SPECIAL_TOKENS, _check_unicode
 
 # %% auto #0
@@ -122,19 +123,6 @@ def train_wordpiece(
     return vocab, merges
 
 # %% ../nbs/05b_wordpiece_trainer.ipynb #951e2ebe
-def _merge_spots(word: list[int], a: int, b: int, new: int, f: int, counts: dict, fresh: dict, wi: int) -> int:
-    "Merge `a b` -> `new` in `word` in place, left to right, updating the counts of the pairs around each spot; the number of spots."
-    i = k = 0
-    while True:
-        try: i = word.index(a, i)
-        except ValueError: return k
-        if i + 1 >= len(word): return k
-        if word[i + 1] != b: i += 1; continue
-        if i > 0: p = word[i - 1]; counts[p, a] -= f; q = (p, new); counts[q] += f; fresh[q].add(wi)
-        if i + 2 < len(word): n = word[i + 2]; counts[b, n] -= f; q = (new, n); counts[q] += f; fresh[q].add(wi)
-        word[i:i + 2] = [new]
-        i += 1; k += 1
-
 def _train_by_count(word_counts, vocab_size, special_tokens, prefix, progress):
     "`train_wordpiece` with BPE's rule on integer unit ids: `(vocab, merges)`."
     strings, _ = _initial_units(word_counts, prefix)
@@ -160,7 +148,7 @@ def _train_by_count(word_counts, vocab_size, special_tokens, prefix, progress):
         if s not in known: vocab.append(s); known.add(s)
         merges.append((sa, sb))
         fresh = defaultdict(set)
-        for wi in where.pop(q): _merge_spots(words[wi], *q, new, freqs[wi], counts, fresh, wi)
+        for wi in where.pop(q): _merge_word(words[wi], *q, new, freqs[wi], counts, fresh, wi)
         del counts[q]
         for p, ws in fresh.items():
             where[p] |= ws
