@@ -73,7 +73,7 @@ def _check_index(word_index, oov_token, pad_token):
     if pad_token in word_index: raise ValueError(f"word_index holds the padding token {pad_token!r}, which is id 0")
 
 # %% ../nbs/02_word_tokenizer.ipynb #wt-json2
-_EACH_CHARACTER = {"type": "FixedLength", "length": 1}  # each character a piece
+_EACH_CHARACTER = {"type": "Split", "pattern": {"Regex": r"[\s\S]"}, "behavior": "Isolated", "invert": False}
 
 def word_tokenizer_json(
     word_index: dict[str, int],  # token -> id, ids 1..n (0 is padding); the OOV token, if any, at 1
