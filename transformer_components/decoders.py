@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 import regex
-from .parts import _pattern, _refuse, _sequence_parts, Normalized, part
+from .parts import _refuse, _sequence_parts, Normalized, part
 from .normalizers import Replace
 from .pre_tokenizers import _B2U, Metaspace
 
@@ -125,7 +125,7 @@ class ReplaceDecoder:
     "Each match of `pattern` replaced by `content`, in each token."
     pattern: dict
     content: str
-    def __post_init__(self): self._re = _pattern(self.pattern, self)
+    __post_init__ = Replace.__post_init__  # (the normalizer's compiled pattern and one-for-one table)
     def decode_chain(self, tokens): return [Replace.normalize(self, Normalized(t)).text for t in tokens]  # the normalizer's text
 
 # %% ../nbs/06b_decoders.ipynb #14f4611c

@@ -17,7 +17,7 @@ from .pre_tokenizers import _BYTE_CHARS
 
 
 # %% auto #0
-__all__ = ['bpe_merge_spans', 'BPE', 'WordPieceModel', 'WordLevel']
+__all__ = ['bpe_merge_spans', 'BPE', 'WordPieceModel', 'UnknownWordError', 'WordLevel']
 
 # %% ../nbs/05d_models.ipynb #5e6bd08d
 def bpe_merge_spans(
@@ -166,6 +166,10 @@ class WordPieceModel:
         return out
 
 # %% ../nbs/05d_models.ipynb #ec9fa113
+class UnknownWordError(KeyError, ValueError):
+    "A word is not in the vocabulary, and no `unk_token` stands for it: a failed look-up (`KeyError`) of bad input (`ValueError`)."
+    __str__ = ValueError.__str__  # the message as written, not quoted as KeyError quotes its key
+
 @part("model", "WordLevel")
 @dataclass
 class WordLevel:
@@ -174,7 +178,7 @@ class WordLevel:
     unk_token: str = "<unk>"
     def tokenize(self, word: str) -> list[tuple[int, int, int]]:
         i = self.vocab.get(word, self.vocab.get(self.unk_token))
-        if i is None: raise ValueError(f"model WordLevel: {word!r} is not in the vocab, nor is unk_token {self.unk_token!r}")
+        if i is None: raise UnknownWordError(f"{word!r} is not in the vocabulary ({len(self.vocab)} tokens), nor is an unk_token to stand for it ({self.unk_token!r})")
         return [(i, 0, len(word))]
 
 # %% ../nbs/05d_models.ipynb #1dc1fedc

@@ -129,17 +129,25 @@ class Strip:
         return n.slice(a, max(a, b))
 
 # %% ../nbs/04b_normalizers.ipynb #019d4772b
+_LITERAL_CLASS = regex.compile(r"\[((?:\\x\{[0-9A-Fa-f]+\}|[^\\\[\]^&\-])+)\]")  # a class of characters written as themselves or by code point
+
+def _one_for_one(pattern: dict, content: str) -> dict | None:
+    "A `str.translate` table that does the replacement where each match is one character and `content` one (a string of one character, a class of literal characters); else `None`."
+    if len(content) != 1: return None
+    if len(one := pattern.get("String") or "") == 1: return {ord(one): content}
+    m = _LITERAL_CLASS.fullmatch(pattern.get("Regex") or "")
+    return m and {int(t[3:-1], 16) if len(t) > 1 else ord(t): content for t in regex.findall(r"\\x\{[0-9A-Fa-f]+\}|.", m.group(1), regex.S)}
+
 @part("normalizer", "Replace")
 @dataclass
 class Replace:
     "Each match of `pattern` (a string, or a regex in the files' Oniguruma syntax) replaced by `content`."
     pattern: dict  # `{"String": s}` or `{"Regex": r}`
     content: str  # what each match becomes
-    def __post_init__(self): self._re = _pattern(self.pattern, self)
+    def __post_init__(self): self._re, self._table = _pattern(self.pattern, self), _one_for_one(self.pattern, self.content)
 
     def normalize(self, n: Normalized) -> Normalized:
-        one = self.pattern.get("String")
-        if one is not None and len(one) == len(self.content) == 1: return Normalized(n.text.replace(one, self.content), n.align)  # fast path: 1 -> 1
+        if self._table is not None: return Normalized(n.text.translate(self._table), n.align)  # fast path: one character for one
         matches = find_spans(self._re, n.text, self)
         if not matches: return n
         text, align, last, new = n.text, n.align, 0, []
@@ -367,8 +375,7 @@ def _quick_strip(self: Strip, text: str, pos):
     return text[a:b], (pos[0], pos[1] + a) if type(pos) is tuple and not (a and pos[0]) and b >= pos[0] else _positions(text, pos)[a:b]
 
 def _quick_replace(self: Replace, text: str, pos):
-    one = self.pattern.get("String")
-    if one is not None and len(one) == len(self.content) == 1: return text.replace(one, self.content), pos
+    if self._table is not None: return text.translate(self._table), pos
     spans = find_spans(self._re, text, self)
     if not spans: return text, pos
     if spans[0][1] == 0 and self.content: return None  # inserted at the start, the content stands for no character

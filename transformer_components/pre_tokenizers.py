@@ -341,6 +341,18 @@ def _cut_by_reference(self, text: str) -> tuple[list[str], list[int]]:
 # these only cut: their pieces are slices of the text (a part added later says so by defining `cut`)
 for _p in (Split, Punctuation, Digits, CharDelimiterSplit, Whitespace, UnicodeScripts): _p.cut = _cut_by_reference
 
+def _cut_split(self: Split, text: str) -> tuple[list[str], list[int]]:
+    """`Split`'s cut: the reference's spans (`split_spans` of the matches), the pieces sliced from the text with no character
+    aligned; a string removed is `str.split`, which finds the same leftmost occurrences."""
+    if (s := self.pattern.get("String")) and self.behavior == "Removed" and not self.invert:
+        words, starts = text.split(s), [0]
+        for w in words: starts.append(starts[-1] + len(w) + len(s))
+        return [w for w in words if w], [a for a, w in zip(starts, words) if w]
+    spans = split_spans(find_spans(self._re, text, self), len(text), self.behavior, self.invert)
+    return [text[s:e] for s, e in spans], [s for s, _ in spans]
+
+Split.cut = _cut_split  # (a word tokenizer's text is cut by `Split` alone: aligning every character cost it most of its time)
+
 def _cut_by_pattern(ascii_re: re.Pattern, any_re: re.Pattern):
     "A `cut` by one regular expression (`re`, faster than `regex` on these plain classes): `ascii_re` for ASCII text, else `any_re`."
     def cut(self, text: str) -> tuple[list[str], list[int]]:

@@ -137,8 +137,7 @@ def train_tokenizer(
 def tc_train_tokenizer(argv: list[str] | None = None):  # arguments (default: the command line)
     "Train a BPE, WordPiece, Unigram or word-level tokenizer on text files and save it (a `tokenizer.json` HF `tokenizers` can load)."
     p = command_parser("tc-train-tokenizer", "Train a byte-level BPE, a WordPiece, a SentencePiece-style Unigram or a word-level tokenizer "
-                       "on UTF-8 text files and write it: BPE, WordPiece and Unigram as a tokenizer.json that Hugging Face tokenizers "
-                       "can load, word as its own JSON.",
+                       "on UTF-8 text files and write it as a tokenizer.json that Hugging Face tokenizers can load.",
                        "example:\n  tc-train-tokenizer corpus.txt --model wordpiece --vocab-size 8000 --out tokenizer.json")
     p.add_argument("files", nargs="+", metavar="FILE", help="UTF-8 text files to train on")
     p.add_argument("--model", choices=list(TRAINERS), default="bpe", help="the kind of tokenizer")
