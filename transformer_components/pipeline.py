@@ -642,11 +642,11 @@ def _lazy_encode(self: PipelineTokenizer, text: str, *options) -> Encoding | Non
         if q is None or q[1] != (0, 0): return None
         text = q[0]
     if normed_hint is not None and normed_hint in text or (c := self._chunks_ids(text, True)) is None: return None
-    (before, after, type_id), k = around, len(around[0].ids)
-    e = Encoding.lazy(chain(before.ids, chain.from_iterable(c[2]), after.ids), sources[c[0] > 0], raw if raw is text else (raw, text))
-    n = len(e) - k - len(after.ids)
+    before, after, type_id = around
+    e = Encoding.lazy(chain.from_iterable(c[2]), sources[c[0] > 0], raw if raw is text else (raw, text))
+    n, k = len(e), len(before.ids)
     if self.post_processor is not None: e._ranges = {0: (k, k + n)}  # (HF's post-processors set the text's range)
-    if k or after.ids: e._special = before.special + [0] * n + after.special
+    if before.ids or after.ids: e[:0], e[k + n:], e._special = before.ids, after.ids, before.special + [0] * n + after.special
     if typed: e._type_ids = before.type_ids + [type_id] * n + after.type_ids
     return e
 
