@@ -377,8 +377,7 @@ def _fast_state(self: PipelineTokenizer) -> _FastState | bool:
     width = self.model.token_widths() if hasattr(self.model, "token_widths") else None
     sep = getattr(self.pre_tokenizer, "chunk_sep", "")
     made = lambda sep: _WordCache(partial(_chunk_ids, plan[0], plan[1], ids, sep=sep), 100_000)
-    return _FastState(*plan, byte_level, {}, {}, ids, unknowns, trim, made("") if chunks else None, width, made(sep) if chunks and sep else None,
-                      getattr(self.pre_tokenizer, "chunk_kept", None))
+    return _FastState(*plan, byte_level, {}, {}, ids, unknowns, trim, made("") if chunks else None, width, made(sep) if chunks and sep else None, getattr(self.pre_tokenizer, "chunk_kept", None))
 
 def _chunks_ids(self: PipelineTokenizer, text: str, first: bool) -> tuple | None:
     """`(pre, chunks, got)`: the pre-tokenizer's chunks of normalized `text` and `pre` as `chunks` gives them, and `got`
@@ -601,8 +600,7 @@ class _LazySource:
         ids = list(chain.from_iterable(tok._chunks_ids(text, True)[2])) if ids is None else ids[len(before.ids):len(ids) - len(after.ids)]
         toks = list(map(tok._id_token.__getitem__, ids))
         ends = list(accumulate(map(len, toks) if plan.width is None else map(plan.width.__getitem__, ids), initial=0))
-        spans = tok._spans(toks, ends, tok._covered(chunks) if pre else chunks, text, 0, pre, plan.kept, plan.trim)
-        return before.tokens + toks + after.tokens, [*before.offsets, *spans, *after.offsets]
+        return before.tokens + toks + after.tokens, [*before.offsets, *tok._spans(toks, ends, tok._covered(chunks), text, 0, pre, plan.kept, plan.trim), *after.offsets]
     def _tokens_of(self, enc, inputs) -> list[str]:
         tokens, enc._offsets = self._both(inputs, enc)  # (both are made at once: keep both)
         return tokens
@@ -621,9 +619,8 @@ def _lane(self: PipelineTokenizer, add_special_tokens: bool, allowed_special, di
     pp = self.post_processor
     around = (Tokens(), Tokens(), 0) if pp is None else pp.around() if add_special_tokens and hasattr(pp, "around") else None
     _, raw, normed, _ = self._matchers_for(allowed_special, disallowed_special)
-    typed = around is not None and bool(around[2] or any(around[0].type_ids) or any(around[1].type_ids))
-    lane = None if around is None or not plan or plan.chunk_ids is None or plan.unknowns else (
-        raw and raw.hint, normed and normed.hint, around, typed, [_LazySource(self, plan, around, (add_special_tokens, allowed_special, disallowed_special), pre) for pre in (False, True)])
+    lane = None if around is None or not plan or plan.chunk_ids is None or plan.unknowns else (raw and raw.hint, normed and normed.hint, around,
+        bool(around[2] or any(around[0].type_ids) or any(around[1].type_ids)), [_LazySource(self, plan, around, (add_special_tokens, allowed_special, disallowed_special), pre) for pre in (False, True)])
     try: self._matchers = {**self._matchers, key: lane}
     except TypeError: pass
     return lane
