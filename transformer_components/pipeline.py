@@ -10,7 +10,7 @@ from collections import Counter
 from collections.abc import Iterable
 from functools import partial
 from itertools import accumulate, chain, compress, count, islice, repeat
-from operator import add, is_, sub
+from operator import add, is_
 from typing import NamedTuple
 from .bpe import _LEAD, _surrogate_error, _WordCache
 from .added_tokens import _gaps, find_added, read_added_tokens
@@ -354,6 +354,7 @@ class _FastState(NamedTuple):
     chunk_ids: dict | None  # chunk (the pre-tokenizer's `chunks`) -> its ids alone (`None`: no such form)
     width: dict | None  # id -> the symbols its token covers, where the model writes tokens otherwise (`token_widths`); `None`: its length
     sep_ids: dict | None  # chunk given without the pre-tokenizer's `chunk_sep` -> the ids of both (`None`: no such separator)
+    kept: object  # the pre-tokenizer's `chunk_kept`: text -> the position of each character of its chunks (`None`: they cover it)
 
 def _chunk_ids(cutters: list, last, ids: dict, chunk: str, sep: str = "") -> tuple | bool:
     "The ids of `sep + chunk` (see `chunks`): its pieces' ids one after another; `False` where a piece's ids are not its own parts, or the pieces leave out a character."
@@ -376,18 +377,18 @@ def _fast_state(self: PipelineTokenizer) -> _FastState | bool:
     width = self.model.token_widths() if hasattr(self.model, "token_widths") else None
     sep = getattr(self.pre_tokenizer, "chunk_sep", "")
     made = lambda sep: _WordCache(partial(_chunk_ids, plan[0], plan[1], ids, sep=sep), 100_000)
-    return _FastState(*plan, byte_level, {}, {}, ids, unknowns, trim, made("") if chunks else None, width, made(sep) if chunks and sep else None)
+    return _FastState(*plan, byte_level, {}, {}, ids, unknowns, trim, made("") if chunks else None, width, made(sep) if chunks and sep else None, getattr(self.pre_tokenizer, "chunk_kept", None))
 
 def _chunks_ids(self: PipelineTokenizer, text: str, first: bool) -> tuple | None:
-    """`(pre, chunks, got, kept)`: the pre-tokenizer's chunks of normalized `text`, `pre` and `kept` as `chunks` gives them,
-    and `got` each chunk's ids from the caches (`_covered(chunks)`: what the ids cover); `None` where the pre-tokenizer
-    gives no chunks for `text`, or a chunk has no ids of its own."""
+    """`(pre, chunks, got)`: the pre-tokenizer's chunks of normalized `text` and `pre` as `chunks` gives them, and `got`
+    each chunk's ids from the caches (`_covered(chunks)`: what the ids cover); `None` where the pre-tokenizer gives no
+    chunks for `text`, or a chunk has no ids of its own (none is empty)."""
     plan = self._fast
     if (c := self.pre_tokenizer.chunks(text, first)) is None: return None
-    pre, chunks, kept = c
+    pre, chunks = c
     if plan.sep_ids is None: got = list(map(plan.chunk_ids.__getitem__, chunks))
     else: got = [plan.chunk_ids[chunks[0]]] * bool(chunks[0]) + list(map(plan.sep_ids.__getitem__, islice(chunks, 1, None)))
-    return None if False in got else (pre, chunks, got, kept)
+    return (pre, chunks, got) if all(got) else None
 
 def _covered(self: PipelineTokenizer, chunks: list[str]) -> list[str]:
     "What the ids of `chunks` cover, as pieces: the chunks, or put together with the separator the pre-tokenizer left out."
@@ -428,8 +429,8 @@ def _fast_words(self: PipelineTokenizer, text: str, base: int, first: bool, ids:
     plan = self._fast
     cutters, last, cut, entries, ids_of = plan.cutters, plan.last, plan.cut, plan.entries, plan.ids
     if cutting and chunking and words is None and plan.chunk_ids is not None and (c := self._chunks_ids(text, first)) is not None:
-        pre, chunks, got, kept = c  # each chunk's ids at once (no words asked for: a chunk holds several)
-        return self._add_pieces(self._covered(chunks), got, text, base, pre, trim, ids, tokens, offsets, None, kept=kept)
+        pre, chunks, got = c  # each chunk's ids at once (no words asked for: a chunk holds several)
+        return self._add_pieces(self._covered(chunks), got, text, base, pre, trim, ids, tokens, offsets, None, kept=plan.kept)
     if cutting and cutters:
         (pieces, starts), pre, cache = _cut_all(cutters, text), 0, plan.cut_entries
         special = first and pieces and starts[0] == 0 and getattr(last, "first_differs", False)
@@ -470,10 +471,9 @@ def _fast_words(self: PipelineTokenizer, text: str, base: int, first: bool, ids:
 
 def _add_pieces(self: PipelineTokenizer, words: list, got: list, text: str, base: int, pre: int, trim: bool, ids: list, tokens: list, offsets: list,
                 word_ids: _WordIds | None, fix=(), piece_words=None, kept=None) -> bool:
-    """`_fast_words`' bulk step: append the ids `got` of pieces `words`, which cover `text` (else `kept()` gives the position
-    in `text` of each of their characters), with their tokens, offsets (`base` added) and word numbers, each token its symbols'
-    length (bytes for byte-level; the model's `token_widths`); `fix`: `(k, text)`, token `k`'s own text;
-    `piece_words`: each piece's word, counted from the next (default: each piece a word)."""
+    """`_fast_words`' bulk step: append the ids `got` of pieces `words`, which cover `text` (else `kept(text)` gives the
+    position in `text` of each of their characters), with their tokens, offsets (`_spans`, `base` added) and word numbers;
+    `fix`: `(k, text)`, token `k`'s own text; `piece_words`: each piece's word, counted from the next (default: each piece a word)."""
     toks = list(map(self._id_token.get, (new := list(chain.from_iterable(got)))))
     for k, s in fix: toks[k] = s
     unknown, width = self._fast.unknowns and None in toks, self._fast.width  # unknown tokens (Unigram's): minus their length as their ids
@@ -481,7 +481,7 @@ def _add_pieces(self: PipelineTokenizer, words: list, got: list, text: str, base
         sizes = list(map(width.get, new))
         for k, s in fix: sizes[k] = len(s)
     else: sizes = map(len, toks) if not unknown else [-i if t is None else len(t) for t, i in zip(toks, new)]
-    ends, d = list(accumulate(sizes, initial=0)), base - pre
+    ends = list(accumulate(sizes, initial=0))
     for k, j in zip(compress(count(), map(is_, toks, repeat(None))), repeat("".join(words))) if unknown else ():
         toks[k], new[k] = j[ends[k]:ends[k + 1]], self.model.unk_id  # (an unknown token's text is its part of the pieces)
     ids += new; tokens += toks
@@ -489,18 +489,24 @@ def _add_pieces(self: PipelineTokenizer, words: list, got: list, text: str, base
         w = count(word_ids.n) if piece_words is None else map(word_ids.n.__add__, piece_words)
         word_ids += [x for x, g in zip(w, got) for _ in g]  # (a comprehension: several times faster than chaining a `repeat` per piece)
         word_ids.n += len(got) if piece_words is None else piece_words[-1] + 1 if piece_words else 0
-    starts, ends = ends[:-1], ends[1:]
+    offsets += self._spans(toks, ends, words, text, base, pre, kept, trim)
+    return trim
+
+def _spans(self: PipelineTokenizer, toks: list, ends: list, words: list, text: str, base: int, pre: int, kept, trim: bool) -> zip:
+    """The offsets (`base` added) of tokens `toks` that end at `ends` (each token its symbols' length, summed from 0:
+    bytes for byte-level, the model's `token_widths`) in pieces `words`, which cover `text` after `pre` characters put
+    before it (else `kept(text)` gives the position in `text` of each of their characters); `trim`: trimmed too."""
+    starts, ends, d = ends[:-1], ends[1:], base - pre
     if self._fast.byte_level and not text.isascii():
         char = list(accumulate("".join(words).encode("utf-8", "surrogatepass").translate(_LEAD)))  # byte -> 1 + its character
         starts, ends = [char[s] - 1 for s in starts], [char[e - 1] for e in ends]
-    if kept is not None: kept = kept(); starts, ends = list(map(kept.__getitem__, starts)), list(map(add, map(kept.__getitem__, map(sub, ends, repeat(1))), repeat(1)))
+    if kept is not None: kept = kept(text); starts, ends = list(map(kept.__getitem__, starts)), [kept[e - 1] + 1 for e in ends]
     if pre and starts: starts[0], ends[0] = max(starts[0], pre), max(ends[0], pre + 1)  # the character put before: the first token's
     if d: starts, ends = map(add, starts, repeat(d)), map(add, ends, repeat(d))
     if trim: starts, ends = _trim_columns(toks, list(starts), list(ends), False)  # (the post-processor's trimming, see `quick_trim`)
-    offsets += zip(starts, ends)
-    return trim
+    return zip(starts, ends)
 
-PipelineTokenizer._fast_words, PipelineTokenizer._add_pieces = _fast_words, _add_pieces
+PipelineTokenizer._fast_words, PipelineTokenizer._add_pieces, PipelineTokenizer._spans = _fast_words, _add_pieces, _spans
 
 # %% ../nbs/07a_pipeline.ipynb #7b4486b6
 def _fast_stretches(self: PipelineTokenizer, t: str, added: list, base: int, at0: int, ids: list, tokens: list, offsets: list,
@@ -580,20 +586,23 @@ PipelineTokenizer._one_fast, PipelineTokenizer._one_planned = _one_fast, _one_pl
 class _LazySource:
     """Makes the rest of the encodings `_lazy_encode` gives for one option set, when first read (the `source` of a lazy
     `Encoding`, whose `inputs` are its text as given, or that and the text normalized): tokens and offsets from the
-    text's chunks' ids, word ids by encoding the text again. One per option set: an encoding holds nothing else of
-    its own, so a list of them costs the garbage collector no more than a list of lists."""
-    __slots__ = ("tok", "plan", "around", "options")
-    def __init__(self, tok, plan, around, options): self.tok, self.plan, self.around, self.options = tok, plan, around, options
-    def _both(self, inputs) -> tuple[list, list]:
+    encoding's ids (each token covers its width), word ids by encoding the text again. Two per option set (`pre`: for the
+    texts the pre-tokenizer put characters before): an encoding holds nothing else of its own, so a list of them costs
+    the garbage collector no more than a list of lists."""
+    __slots__ = ("tok", "plan", "around", "options", "pre")
+    def __init__(self, tok, plan, around, options, pre): self.tok, self.plan, self.around, self.options, self.pre = tok, plan, around, options, pre
+    def _both(self, inputs, ids=None) -> tuple[list, list]:
+        "The tokens and offsets of the encoding of `inputs` whose ids are `ids` (`None`: its chunks' ids, looked up again)."
         tok, plan, (before, after, _) = self.tok, self.plan, self.around
         if tok._fast is not plan: raise ValueError("the tokenizer has changed since this text was encoded; encode it again")
         text = inputs if type(inputs) is str else inputs[1]  # (as normalized)
-        pre, chunks, got, kept = tok._chunks_ids(text, True)
-        tokens, offsets = [], []
-        tok._add_pieces(tok._covered(chunks), got, text, 0, pre, plan.trim, [], tokens, offsets, None, kept=kept)
-        return before.tokens + tokens + after.tokens, before.offsets + offsets + after.offsets
+        pre, chunks = tok.pre_tokenizer.chunks(text, True) if self.pre else (0, [text])  # (the ids cover what was put before too)
+        ids = list(chain.from_iterable(tok._chunks_ids(text, True)[2])) if ids is None else ids[len(before.ids):len(ids) - len(after.ids)]
+        toks = list(map(tok._id_token.__getitem__, ids))
+        ends = list(accumulate(map(len, toks) if plan.width is None else map(plan.width.__getitem__, ids), initial=0))
+        return before.tokens + toks + after.tokens, [*before.offsets, *tok._spans(toks, ends, tok._covered(chunks), text, 0, pre, plan.kept, plan.trim), *after.offsets]
     def _tokens_of(self, enc, inputs) -> list[str]:
-        tokens, enc._offsets = self._both(inputs)  # (both are made at once: keep both)
+        tokens, enc._offsets = self._both(inputs, enc)  # (both are made at once: keep both)
         return tokens
     def _offsets(self, inputs) -> list[tuple[int, int]]: return self._both(inputs)[1]
     def _word_ids(self, inputs) -> tuple[list, list]:
@@ -601,16 +610,17 @@ class _LazySource:
 
 def _lane(self: PipelineTokenizer, add_special_tokens: bool, allowed_special, disallowed_special) -> tuple | None:
     """What `_lazy_encode` needs for these options, worked out once (kept with the added tokens' matchers, which are
-    made anew when the added tokens or the parts change): `(raw hint, normalized hint, around, typed, source)`; `None` where the
-    post-processor gives no `around`."""
+    made anew when the added tokens or the parts change): `(raw hint, normalized hint, around, typed, sources)`; `None` where the
+    post-processor gives no `around`, or the plan no chunks' ids (or ones that may hold unknown tokens, whose widths they do not say)."""
     key = ("lane", add_special_tokens, allowed_special, disallowed_special)
     try: return self._matchers[key]
     except (KeyError, TypeError): pass  # (a set of allowed tokens is no key: worked out each time)
+    if (plan := self._fast) is None: plan = self._fast = _fast_state(self)
     pp = self.post_processor
     around = (Tokens(), Tokens(), 0) if pp is None else pp.around() if add_special_tokens and hasattr(pp, "around") else None
     _, raw, normed, _ = self._matchers_for(allowed_special, disallowed_special)
-    lane = None if around is None else (raw and raw.hint, normed and normed.hint, around, bool(around[2] or any(around[0].type_ids) or any(around[1].type_ids)),
-                                        _LazySource(self, self._fast, around, (add_special_tokens, allowed_special, disallowed_special)))
+    lane = None if around is None or not plan or plan.chunk_ids is None or plan.unknowns else (raw and raw.hint, normed and normed.hint, around,
+        bool(around[2] or any(around[0].type_ids) or any(around[1].type_ids)), [_LazySource(self, plan, around, (add_special_tokens, allowed_special, disallowed_special), pre) for pre in (False, True)])
     try: self._matchers = {**self._matchers, key: lane}
     except TypeError: pass
     return lane
@@ -618,12 +628,10 @@ def _lane(self: PipelineTokenizer, add_special_tokens: bool, allowed_special, di
 def _lazy_encode(self: PipelineTokenizer, text: str, *options) -> Encoding | None:
     """`encode(text, None, *options)` by its chunks' ids alone, its tokens and offsets made when read; `None` where the
     text is not the usual one."""
-    if (plan := self._fast) is None: plan = self._fast = _fast_state(self)
-    if not plan or plan.chunk_ids is None or self.truncation is not None or self.padding is not None: return None
     try: lane = self._matchers["lane", *options]
     except (KeyError, TypeError): lane = self._lane(*options)
-    if lane is None: return None
-    raw_hint, normed_hint, around, typed, source = lane
+    if lane is None or self.truncation is not None or self.padding is not None: return None
+    raw_hint, normed_hint, around, typed, sources = lane
     if raw_hint is not None and raw_hint in text or not text.isascii() and _SURROGATE.search(text): return None
     raw = text
     if self.normalizer is not None:
@@ -631,9 +639,8 @@ def _lazy_encode(self: PipelineTokenizer, text: str, *options) -> Encoding | Non
         if q is None or q[1] != (0, 0): return None
         text = q[0]
     if normed_hint is not None and normed_hint in text or (c := self._chunks_ids(text, True)) is None: return None
-    pre, chunks, got, kept = c
     before, after, type_id = around
-    e = Encoding.lazy(chain.from_iterable(got), source, raw if raw is text else (raw, text))
+    e = Encoding.lazy(chain.from_iterable(c[2]), sources[c[0] > 0], raw if raw is text else (raw, text))
     n, k = len(e), len(before.ids)
     if self.post_processor is not None: e._ranges = {0: (k, k + n)}  # (HF's post-processors set the text's range)
     if before.ids or after.ids: e[:0], e[k + n:], e._special = before.ids, after.ids, before.special + [0] * n + after.special

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
-from functools import lru_cache, partial
+from functools import lru_cache
 from itertools import accumulate, compress, count, groupby
 from operator import add
 import regex
@@ -434,7 +434,7 @@ _CUTS = re.compile(f" (?=[^{_WS}{_NON_ASCII_SPACE}])")  # the spaces that start 
 # %% ../nbs/04c_pre_tokenizers.ipynb #pre-chunks
 _SPACE_SPACE = re.compile(f" [{''.join(sorted(_SPACES))}]")  # a space that does not start a piece: white space follows it
 
-def _chunks_byte_level(self: ByteLevel, text: str, first: bool) -> tuple[int, list[str], None] | None:
+def _chunks_byte_level(self: ByteLevel, text: str, first: bool) -> tuple[int, list[str]] | None:
     """`rewrite`'s pieces in runs that cover the text: cut only before a space that starts a piece, so each chunk's pieces
     are `rewrite(chunk, False)`'s. A chunk after the first starts with that space, left out (`chunk_sep`); the first may
     be empty. `None` without GPT-2's pattern."""
@@ -443,7 +443,7 @@ def _chunks_byte_level(self: ByteLevel, text: str, first: bool) -> tuple[int, li
     parts = t.split(" ")  # a space starts a piece before a character that is no white space, or at the end after one
     last = parts[-1][:1] if parts[-1] else parts[-2][-1:] if len(parts) > 1 else ""
     if last in _SPACES or _SPACE_SPACE.search(t): parts = _CUTS.split(t)
-    return pre, parts, None
+    return pre, parts
 
 ByteLevel.chunks, ByteLevel.chunk_sep = _chunks_byte_level, " "
 
@@ -451,16 +451,16 @@ _KEEP = bytes(0 if chr(b) in _ASCII_WS else 1 for b in range(256))  # ASCII whit
 
 _NOT_WS, _ODD_SPACE = re.compile(f"[^{_WS_CLASS}]+"), re.compile("[\x1c-\x1f]")
 
-def _kept(text: str) -> list[int]:
+def _kept(self, text: str) -> list[int]:
     "The position of each character of `text` that is not white space."
     if text.isascii(): return list(compress(range(len(text)), text.encode("ascii").translate(_KEEP)))
     return [i for m in _NOT_WS.finditer(text) for i in range(*m.span())]
 
-def _chunks_at_white_space(self, text: str, first: bool) -> tuple[int, list[str], partial]:
-    """The runs between white space, which this part drops and never cuts across (so each run's pieces are its own), and
-    what gives the position in `text` of each of their characters."""
+def _chunks_at_white_space(self, text: str, first: bool) -> tuple[int, list[str]]:
+    "The runs between white space, which this part drops and never cuts across (so each run's pieces are its own)."
     plain = text.isascii() and (text.isprintable() or not _ODD_SPACE.search(text))  # (`split` also cuts at \x1c-\x1f, which are no white space)
-    return 0, text.split() if plain else _NOT_WS.findall(text), partial(_kept, text)
+    return 0, text.split() if plain else _NOT_WS.findall(text)
 
 WhitespaceSplit.chunks = Whitespace.chunks = BertPreTokenizer.chunks = _chunks_at_white_space
+WhitespaceSplit.chunk_kept = Whitespace.chunk_kept = BertPreTokenizer.chunk_kept = _kept
 
