@@ -12,6 +12,7 @@ from functools import partial
 from itertools import accumulate, chain, compress, count, islice, repeat
 from operator import add, is_
 from typing import NamedTuple
+from .core import check_positive_int
 from .bpe import _LEAD, _surrogate_error, _WordCache
 from .added_tokens import _gaps, find_added, read_added_tokens
 from .tokenizer import _as_int, Encoding, Tokenizer
@@ -199,7 +200,7 @@ def encode_batch(self: PipelineTokenizer,
                 ) -> list[Encoding]:
     "`encode` of each text, padded together as the file's padding section says."
     if isinstance(texts, str): raise TypeError("texts must be an iterable of str, got one str: use encode")
-    texts = list(texts)
+    texts, num_workers = list(texts), check_positive_int("num_workers", num_workers)
     if num_workers > 1 and self.padding is None and not is_pretokenized and all(isinstance(t, str) for t in texts):
         return Tokenizer.encode_batch(self, texts, num_workers, **options)
     opts = (options.get("add_special_tokens", True), options.get("allowed_special", "none"), options.get("disallowed_special", "all"))
