@@ -14,14 +14,12 @@ from .core import check_choice, check_positive_int
 from .added_tokens import AddedToken, added_token_json
 from .parts import Normalized
 from .normalizers import quick_normalize
-from .models import UnknownWordError
+from .models import UnknownWordError  # (the `WordLevel` model's error, which `texts_to_sequences` raises: importable from here too)
 from .pipeline import PipelineTokenizer
-
-_all_ = ["UnknownWordError"]  # (the `WordLevel` model's error, which `texts_to_sequences` raises: importable from here too)
 
 # %% auto #0
 __all__ = ['KERAS_FILTERS', 'text_to_word_sequence', 'word_tokenizer_json', 'WordTokenizer', 'pad_sequences',
-           'word_tokenizer_json_v1', 'UnknownWordError']
+           'word_tokenizer_json_v1']
 
 # %% ../nbs/02_word_tokenizer.ipynb #2b68792a
 KERAS_FILTERS = '!"#$%&()*+,-./:;<=>?@[\\]^_`{|}~\t\n'  # Keras' default: ASCII punctuation, tab and newline
