@@ -35,12 +35,12 @@ def word_ids(self: Encoding) -> list[int | None]:
 # %% ../nbs/07b_encodings.ipynb #enc-seq
 def _sequence_range(self: Encoding, i: int) -> tuple[int, int]:
     "`(start, stop)` of the tokens of text `i`; all tokens where there is no such range (as HF)."
-    return (getattr(self, "_ranges", None) or {}).get(i, (0, len(self)))
+    return (self._stored("_ranges") or {}).get(i, (0, len(self)))
 
 @patch(as_prop=True)
 def n_sequences(self: Encoding) -> int:
     "How many texts the encoding holds: 1, or 2 for a pair."
-    return len(getattr(self, "_ranges", None) or ()) or 1
+    return len(self._stored("_ranges") or ()) or 1
 
 @patch(as_prop=True)
 def sequence_ids(self: Encoding) -> list[int | None]:
@@ -53,14 +53,14 @@ def sequence_ids(self: Encoding) -> list[int | None]:
 @patch(as_prop=True)
 def special_tokens_mask(self: Encoding) -> list[int]:
     "1 for each token the post-processor or padding added, 0 for the text's."
-    return list(getattr(self, "_special", None) or [0] * len(self))
+    return list(self._stored("_special") or [0] * len(self))
 
 # %% ../nbs/07b_encodings.ipynb #enc-t2s
 @patch
 def token_to_sequence(self: Encoding, token_index: int) -> int | None:
     "The text token `token_index` comes from, `None` for a special token."
     if _index(token_index, "token_index") > len(self): return None
-    ranges = getattr(self, "_ranges", None)
+    ranges = self._stored("_ranges")
     if not ranges: return 0
     return next((i for i, (s, e) in ranges.items() if s <= token_index < e), None)
 

@@ -255,7 +255,7 @@ def _as_tokens(e, name: str) -> Tokens:
     if not isinstance(e, Encoding): raise TypeError(f"{name} must be an Encoding (from encode(..., add_special_tokens=False)), got {type(e).__name__}")
     words = e.word_ids if getattr(e, "_words", None) is not None else [None] * len(e)
     return Tokens(list(e), list(e.tokens), list(e.offsets), list(e.type_ids), e.special_tokens_mask, list(zip(words, e.attention_mask)),
-                  dict(getattr(e, "_ranges", None) or {}), [_as_tokens(o, name) for o in e.overflowing])
+                  dict(e._stored("_ranges") or {}), [_as_tokens(o, name) for o in e.overflowing])
 
 def _part_attention(t: Tokens) -> Tokens:
     "`t` and its windows with the `(word, attention)` of `_as_tokens` parted: a pad token keeps its 0 through the post-processor, which keeps words; a token it added has neither (no word, attention 1)."
@@ -587,11 +587,12 @@ PipelineTokenizer._one_fast, PipelineTokenizer._one_planned = _one_fast, _one_pl
 class _LazySource:
     """Makes the rest of the encodings `_lazy_encode` gives for one option set, when first read (the `source` of a lazy
     `Encoding`, whose `inputs` are its text as given, or that and the text normalized): tokens and offsets from the
-    encoding's ids (each token covers its width), word ids by encoding the text again. Two per option set (`pre`: for the
-    texts the pre-tokenizer put characters before): an encoding holds nothing else of its own, so a list of them costs
-    the garbage collector no more than a list of lists."""
-    __slots__ = ("tok", "plan", "around", "options", "pre")
-    def __init__(self, tok, plan, around, options, pre): self.tok, self.plan, self.around, self.options, self.pre = tok, plan, around, options, pre
+    encoding's ids (each token covers its width), word ids by encoding the text again, type ids, special-token mask
+    and sequence range from the special tokens `around` it (`ranged`: the tokenizer has a post-processor, which sets
+    the range). Two per option set (`pre`: for the texts the pre-tokenizer put characters before): an encoding holds
+    nothing else of its own, so a list of them costs the garbage collector no more than a list of lists."""
+    __slots__ = ("tok", "plan", "around", "options", "pre", "ranged")
+    def __init__(self, tok, plan, around, options, pre, ranged): self.tok, self.plan, self.around, self.options, self.pre, self.ranged = tok, plan, around, options, pre, ranged
     def _both(self, inputs, ids=None) -> tuple[list, list]:
         "The tokens and offsets of the encoding of `inputs` whose ids are `ids` (`None`: its chunks' ids, looked up again)."
         tok, plan, (before, after, _) = self.tok, self.plan, self.around
@@ -608,10 +609,17 @@ class _LazySource:
     def _offsets(self, inputs) -> list[tuple[int, int]]: return self._both(inputs)[1]
     def _word_ids(self, inputs) -> tuple[list, list]:
         return _WordsLater(self.tok, (inputs if type(inputs) is str else inputs[0], None, *self.options), None, [])()
+    def _fill(self, enc):
+        "Set the type ids, special-token mask and sequence range of `enc` (`Encoding._stored` asks for them)."
+        before, after, type_id = self.around
+        k = len(before.ids); n = len(enc) - k - len(after.ids)
+        enc._type_ids = before.type_ids + [type_id] * n + after.type_ids
+        enc._special = before.special + [0] * n + after.special if k or after.ids else None
+        enc._ranges = {0: (k, k + n)} if self.ranged else None
 
 def _lane(self: PipelineTokenizer, add_special_tokens: bool, allowed_special, disallowed_special) -> tuple | None:
     """What `_lazy_encode` needs for these options, worked out once (kept with the added tokens' matchers, which are
-    made anew when the added tokens or the parts change): `(raw hint, normalized hint, around, typed, sources)`; `None` where the
+    made anew when the added tokens or the parts change): `(raw hint, normalized hint, around, sources)`; `None` where the
     post-processor gives no `around`, or the plan no chunks' ids (or ones that may hold unknown tokens, whose widths they do not say)."""
     key = ("lane", add_special_tokens, allowed_special, disallowed_special)
     try: return self._matchers[key]
@@ -621,7 +629,7 @@ def _lane(self: PipelineTokenizer, add_special_tokens: bool, allowed_special, di
     around = (Tokens(), Tokens(), 0) if pp is None else pp.around() if add_special_tokens and hasattr(pp, "around") else None
     _, raw, normed, _ = self._matchers_for(allowed_special, disallowed_special)
     lane = None if around is None or not plan or plan.chunk_ids is None or plan.unknowns else (raw and raw.hint, normed and normed.hint, around,
-        bool(around[2] or any(around[0].type_ids) or any(around[1].type_ids)), [_LazySource(self, plan, around, (add_special_tokens, allowed_special, disallowed_special), pre) for pre in (False, True)])
+        [_LazySource(self, plan, around, (add_special_tokens, allowed_special, disallowed_special), pre, pp is not None) for pre in (False, True)])
     try: self._matchers = {**self._matchers, key: lane}
     except TypeError: pass
     return lane
@@ -632,7 +640,7 @@ def _lazy_encode(self: PipelineTokenizer, text: str, *options) -> Encoding | Non
     try: lane = self._matchers["lane", *options]
     except (KeyError, TypeError): lane = self._lane(*options)
     if lane is None or self.truncation is not None or self.padding is not None: return None
-    raw_hint, normed_hint, around, typed, sources = lane
+    raw_hint, normed_hint, (before, after, _), sources = lane
     if raw_hint is not None and raw_hint in text or not text.isascii() and _SURROGATE.search(text): return None
     raw = text
     if self.normalizer is not None:
@@ -640,12 +648,9 @@ def _lazy_encode(self: PipelineTokenizer, text: str, *options) -> Encoding | Non
         if q is None or q[1] != (0, 0): return None
         text = q[0]
     if normed_hint is not None and normed_hint in text or (c := self._chunks_ids(text, True)) is None: return None
-    before, after, type_id = around
     e = Encoding.lazy(chain.from_iterable(c[2]), sources[c[0] > 0], raw if raw is text else (raw, text))
-    n, k = len(e), len(before.ids)
-    if self.post_processor is not None: e._ranges = {0: (k, k + n)}  # (HF's post-processors set the text's range)
-    if before.ids or after.ids: e[:0], e[k + n:], e._special = before.ids, after.ids, before.special + [0] * n + after.special
-    if typed: e._type_ids = before.type_ids + [type_id] * n + after.type_ids
+    if before.ids: e[:0] = before.ids
+    if after.ids: e += after.ids
     return e
 
 PipelineTokenizer._lane, PipelineTokenizer._lazy_encode = _lane, _lazy_encode

@@ -73,6 +73,13 @@ class Encoding(list):
 
     def __repr__(self): return f"Encoding(ids={list(self)}, tokens={self.tokens}, offsets={self.offsets})"
 
+    def _stored(self, name: str):
+        "Field `name` (`_type_ids`, `_special`, `_ranges`) or `None`; a lazy encoding (below) has its source set them when first asked for."
+        try: return getattr(self, name)
+        except AttributeError: pass
+        if hasattr(source := getattr(self, "_source", None), "_fill"): source._fill(self)
+        return getattr(self, name, None)
+
     def _words_maker(self):
         "The word ids; or what makes `(ids, words)` when first asked for (a function, or the source's `_word_ids(inputs)`); or `None`."
         words = getattr(self, "_words", None)
@@ -81,8 +88,8 @@ class Encoding(list):
 
     def __reduce__(self):  # pickles the computed fields, never the tokenizer behind a lazy encoding (below) or behind words made later
         words = self._words_maker()
-        return (Encoding, (list(self), self.tokens, self.offsets, getattr(self, "_type_ids", None), words()[1] if callable(words) else words,
-                           getattr(self, "_special", None), getattr(self, "_ranges", None), getattr(self, "_overflowing", None)))
+        return (Encoding, (list(self), self.tokens, self.offsets, self._stored("_type_ids"), words()[1] if callable(words) else words,
+                           self._stored("_special"), self._stored("_ranges"), getattr(self, "_overflowing", None)))
 
 # %% ../nbs/01_tokenizer.ipynb #tk000010
 @patch(as_prop=True)
@@ -93,7 +100,7 @@ def ids(self: Encoding) -> list[int]:
 @patch(as_prop=True)
 def type_ids(self: Encoding) -> list[int]:
     "0 for each token of the first text, 1 for the second text of a pair."
-    if getattr(self, "_type_ids", None) is None: self._type_ids = [0] * len(self)
+    if self._stored("_type_ids") is None: self._type_ids = [0] * len(self)
     return self._type_ids
 
 @patch(as_prop=True)
