@@ -432,7 +432,8 @@ _SPACES = frozenset(_WS + _NON_ASCII_SPACE)  # white space as the pattern's \s h
 _CUTS = re.compile(f" (?=[^{_WS}{_NON_ASCII_SPACE}])")  # the spaces that start a pre-token
 
 # %% ../nbs/04c_pre_tokenizers.ipynb #pre-chunks
-_SPACE_SPACE = re.compile(f" [{''.join(sorted(_SPACES))}]")  # a space that does not start a piece: white space follows it
+_WS_SET = re.escape("".join(sorted(_SPACES)))
+_INNER_SPACE = re.compile(f"(?<=[{_WS_SET}]) (?=[{_WS_SET}]|\\Z)")  # a space inside a run of white space that no word ends: no piece starts there
 
 def _chunks_byte_level(self: ByteLevel, text: str, first: bool) -> tuple[int, list[str]] | None:
     """`rewrite`'s pieces in runs that cover the text: cut only before a space that starts a piece, so each chunk's pieces
@@ -440,10 +441,7 @@ def _chunks_byte_level(self: ByteLevel, text: str, first: bool) -> tuple[int, li
     be empty. `None` without GPT-2's pattern."""
     if not self.use_regex: return None
     t, pre = (" " + text, 1) if self.add_prefix_space and text and not text.startswith(" ") else (text, 0)
-    parts = t.split(" ")  # a space starts a piece before a character that is no white space, or at the end after one
-    last = parts[-1][:1] if parts[-1] else parts[-2][-1:] if len(parts) > 1 else ""
-    if last in _SPACES or _SPACE_SPACE.search(t): parts = _CUTS.split(t)
-    return pre, parts
+    return pre, t.split(" ") if not _INNER_SPACE.search(t) else _CUTS.split(t)  # (a space after a character that is no white space, or before one, starts a piece)
 
 ByteLevel.chunks, ByteLevel.chunk_sep = _chunks_byte_level, " "
 
