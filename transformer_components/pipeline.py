@@ -360,8 +360,8 @@ class _FastState(NamedTuple):
 def _chunk_ids(cutters: list, last, ids: dict, chunk: str, sep: str = "") -> tuple | bool:
     "The ids of `sep + chunk` (see `chunks`): its pieces' ids one after another; `False` where a piece's ids are not its own parts, or the pieces leave out a character."
     chunk = sep + chunk
-    if not cutters:  # (a rewriting part's pieces cover its text; a chunk of one piece is cached as a chunk only)
-        got = [ids.compute(p[0])] if len(p := last.rewrite(chunk, False)[1]) == 1 else list(map(ids.__getitem__, p))
+    if not cutters:  # (a rewriting part's pieces cover its text; each piece by the piece cache, so one met alone and in longer chunks is merged once)
+        got = list(map(ids.__getitem__, last.rewrite(chunk, False)[1]))
     else: got = list(map(ids.__getitem__, pieces)) if sum(map(len, pieces := _cut_all(cutters, chunk)[0])) == len(chunk) else [False]
     return False if False in got else got[0] if len(got) == 1 else tuple(chain.from_iterable(got))
 

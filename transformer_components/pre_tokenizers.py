@@ -433,7 +433,7 @@ _CUTS = re.compile(f" (?=[^{_WS}{_NON_ASCII_SPACE}])")  # the spaces that start 
 
 # %% ../nbs/04c_pre_tokenizers.ipynb #pre-chunks
 _WS_SET = re.escape("".join(sorted(_SPACES)))
-_INNER_SPACE = re.compile(f"(?<=[{_WS_SET}]) (?=[{_WS_SET}]|\\Z)")  # a space inside a run of white space that no word ends: no piece starts there
+_INNER_SPACE = re.compile(f" (?<=[{_WS_SET}] )(?=[{_WS_SET}]|\\Z)")  # a space inside a run of white space that no word ends: no piece starts there (the space first: the search looks only at spaces)
 
 def _chunks_byte_level(self: ByteLevel, text: str, first: bool) -> tuple[int, list[str]] | None:
     """`rewrite`'s pieces in runs that cover the text: cut only before a space that starts a piece, so each chunk's pieces
