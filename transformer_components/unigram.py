@@ -300,14 +300,16 @@ class Lattice:
         self.batch, self.pid, self.sn, self.L, self.word = batch, pid[o], sn[o], L[o], w[o]
         self.first = batch.start + np.arange(len(batch.words))  # each word's first node, and last
         self.last, self.n_nodes = self.first + batch.length, len(batch.codes) + len(batch.words)
-        self.fwd_steps = _steps(end[o], self.en)
-        if backward:
-            start = end[o] - self.L
-            self.bwd_order = np.lexsort((self.en, self.sn, -start)).astype(np.int32)
-            self.bwd_steps = _steps(-start[self.bwd_order], self.sn[self.bwd_order])
+        if backward: self.bwd_order = np.lexsort((self.en, self.sn, self.L - end[o])).astype(np.int32)  # by start in its word, from the last
+        self._set_steps(end[o])
 
     @property
     def en(self): return self.sn + self.L  # each edge's end node
+
+    def _set_steps(self, end):
+        "The forward pass's steps and, where `bwd_order` is set, the backward pass's, from each edge's end in its word (int32 [edges])."
+        self.fwd_steps = _steps(end, self.en)
+        if hasattr(self, "bwd_order"): self.bwd_steps = _steps((self.L - end)[self.bwd_order], self.sn[self.bwd_order])
 
 def _steps(step, target) -> list:
     "Per value of `step` (sorted): its slice `a, b` of the edges, where its targets' runs start (from `a`), the targets, the runs' lengths."
@@ -426,11 +428,8 @@ def restrict(self: Lattice, chosen):
     out = object.__new__(Lattice)
     out.batch, out.first, out.last, out.n_nodes = self.batch, self.first, self.last, self.n_nodes
     out.pid, out.sn, out.L, out.word = new_id[self.pid[keep]], self.sn[keep], self.L[keep], self.word[keep]
-    end = (out.sn - out.first[out.word] + out.L).astype(np.int32)  # each edge's end in its word
-    out.fwd_steps = _steps(end, out.en)
-    if hasattr(self, "bwd_order"):
-        out.bwd_order = (np.cumsum(keep) - 1)[self.bwd_order[keep[self.bwd_order]]].astype(np.int32)
-        out.bwd_steps = _steps(-(end - out.L)[out.bwd_order], out.sn[out.bwd_order])
+    if hasattr(self, "bwd_order"): out.bwd_order = (np.cumsum(keep) - 1)[self.bwd_order[keep[self.bwd_order]]].astype(np.int32)  # (the old order, cut down)
+    out._set_steps((out.sn - out.first[out.word] + out.L).astype(np.int32))
     return out
 
 @patch
