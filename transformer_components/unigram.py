@@ -31,13 +31,12 @@ def viterbi(
     "The best cut of `word`: `(start, end, known)` per piece, `known` False for an uncovered character."
     best = [(0.0, -1, True)] + [None] * len(word)  # position -> (score, start of the last piece, known)
     for s in range(len(word)):
-        here, single = best[s][0], False
+        here = best[s][0]
         for e in range(s + 1, min(len(word), s + max_len) + 1):
             sc = scores.get(word[s:e])
             if sc is None: continue
-            single |= e == s + 1
             if best[e] is None or here + sc > best[e][0]: best[e] = (here + sc, s, True)
-        if not single and (best[s + 1] is None or here + unk_score > best[s + 1][0]): best[s + 1] = (here + unk_score, s, False)
+        if word[s] not in scores and (best[s + 1] is None or here + unk_score > best[s + 1][0]): best[s + 1] = (here + unk_score, s, False)
     out, e = [], len(word)
     while e > 0: _, s, known = best[e]; out.append((s, e, known)); e = s
     return out[::-1]
