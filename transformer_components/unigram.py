@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from copy import copy
 from dataclasses import dataclass
 
 from fastcore.basics import patch
@@ -424,8 +425,7 @@ def restrict(self: Lattice, chosen):
     new_id = np.full(max(int(self.pid.max()), int(chosen.max())) + 1, -1, np.int32)
     new_id[chosen] = np.arange(len(chosen))
     keep = new_id[self.pid] >= 0
-    out = object.__new__(Lattice)
-    out.batch, out.first, out.last, out.n_nodes = self.batch, self.first, self.last, self.n_nodes
+    out = copy(self)  # the same words and nodes
     out.pid, out.sn, out.L, out.word = new_id[self.pid[keep]], self.sn[keep], self.L[keep], self.word[keep]
     if hasattr(self, "bwd_order"): out.bwd_order = (np.cumsum(keep) - 1)[self.bwd_order[keep[self.bwd_order]]].astype(np.int32)  # (the old order, cut down)
     out._set_steps((out.sn - out.first[out.word] + out.L).astype(np.int32))
@@ -434,8 +434,7 @@ def restrict(self: Lattice, chosen):
 @patch
 def restrict(self: Lattices, chosen):
     "These lattices with only the pieces `chosen`, renumbered in that order (kept lattices cut down, not rebuilt)."
-    out = object.__new__(Lattices)
-    out.words, out.max_len, out.batch_chars = self.words, self.max_len, self.batch_chars
+    out = copy(self)  # the same words and batches
     out.keys, out.lens = self.keys[chosen], self.lens[chosen]
     out.kept = None if self.kept is None else [lat.restrict(chosen) for lat in self.kept]
     return out
