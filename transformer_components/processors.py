@@ -191,7 +191,7 @@ class ProcessorSequence:
     def added(self, pair): return sum(p.added(pair) for p in self.processors)
     def process(self, encs, add_special_tokens, trim=None):
         for p in self.processors[:-1]:  # HF passes the parts on separately until the last
-            if isinstance(p, (ByteLevelProcessing,)): encs = [(trim or trim_offsets)(t, p.add_prefix_space) if p.trim_offsets else t for t in encs]
+            if isinstance(p, ByteLevelProcessing): encs = [(trim or trim_offsets)(t, p.add_prefix_space) if p.trim_offsets else t for t in encs]
             else: encs = [p.process(encs, add_special_tokens, trim)]
         return self.processors[-1].process(encs, add_special_tokens, trim) if self.processors else Tokens.join(encs)
 
