@@ -191,7 +191,7 @@ class ProcessorSequence:
     def added(self, pair): return sum(p.added(pair) for p in self.processors)
     def process(self, encs, add_special_tokens, trim=None):
         for p in self.processors[:-1]:  # HF passes the parts on separately until the last
-            if isinstance(p, (ByteLevelProcessing,)): encs = [(trim or trim_offsets)(t, p.add_prefix_space) if p.trim_offsets else t for t in encs]
+            if isinstance(p, ByteLevelProcessing): encs = [(trim or trim_offsets)(t, p.add_prefix_space) if p.trim_offsets else t for t in encs]
             else: encs = [p.process(encs, add_special_tokens, trim)]
         return self.processors[-1].process(encs, add_special_tokens, trim) if self.processors else Tokens.join(encs)
 
@@ -229,11 +229,8 @@ def windows(t: Tokens, max_len: int, stride: int = 0, direction: str = "Right") 
     if max_len >= n: return t
     if max_len == 0: return Tokens(overflowing=[t])  # (as HF: the whole text is the one window cut off)
     if stride >= max_len: raise ValueError(f"truncation stride {stride} must be less than max_length {max_len} (what is left of max_length after the special tokens)")
-    step, spans = max_len - stride, []
-    if direction == "Right":
-        while not spans or spans[-1][1] < n: s = len(spans) * step; spans.append((s, min(s + max_len, n)))
-    else:
-        while not spans or spans[-1][0] > 0: e = n - len(spans) * step; spans.append((max(e - max_len, 0), e))
+    spans = [(s, min(s + max_len, n)) for s in range(0, n - stride, max_len - stride)]  # (a window from each start: the last reaches n)
+    if direction == "Left": spans = [(n - e, n - s) for s, e in spans]  # the same windows, counted from the end
     first = t[spans[0][0]:spans[0][1]]
     first.overflowing = [t[s:e] for s, e in spans[1:]]
     return first
@@ -245,10 +242,8 @@ def truncate(encs: list[Tokens], max_length: int, strategy: str = "LongestFirst"
     n1, n2 = len(encs[0].ids), sum(len(t.ids) for t in encs[1:])
     if n1 + n2 <= max_length: return encs
     if strategy == "LongestFirst" and len(encs) == 2:
-        a, b = sorted((n1, n2))
-        b = a if a > max_length else max(a, max_length - a)
-        if a + b > max_length: a, b = max_length // 2, max_length // 2 + max_length % 2
-        l1, l2 = (b, a) if n1 > n2 else (a, b)
+        short = min(n1, n2, max_length // 2)  # the shorter keeps its tokens, at most half of max_length; the longer the rest
+        l1, l2 = (max_length - short, short) if n1 > n2 else (short, max_length - short)
         return [keep(encs[0], l1), keep(encs[1], l2)]
     k = 1 if strategy == "OnlySecond" else 0
     if k >= len(encs) or len(encs[k].ids) <= n1 + n2 - max_length:
@@ -259,8 +254,7 @@ def truncate(encs: list[Tokens], max_length: int, strategy: str = "LongestFirst"
 # %% ../nbs/06a_processors.ipynb #9574b869
 def pad_length(lengths: list[int], padding: dict) -> int:
     "The length `padding` brings encodings of `lengths` to."
-    fixed = padding["strategy"].get("Fixed") if isinstance(padding["strategy"], dict) else None
-    n = fixed if fixed is not None else max(lengths, default=0)
+    n = padding["strategy"]["Fixed"] if isinstance(padding["strategy"], dict) else max(lengths, default=0)  # (`_options` let only {"Fixed": n} through)
     m = padding["pad_to_multiple_of"]
     return -(-n // m) * m if m else n
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from copy import copy
 from dataclasses import dataclass
 
 from fastcore.basics import patch
@@ -31,13 +32,12 @@ def viterbi(
     "The best cut of `word`: `(start, end, known)` per piece, `known` False for an uncovered character."
     best = [(0.0, -1, True)] + [None] * len(word)  # position -> (score, start of the last piece, known)
     for s in range(len(word)):
-        here, single = best[s][0], False
+        here = best[s][0]
         for e in range(s + 1, min(len(word), s + max_len) + 1):
             sc = scores.get(word[s:e])
             if sc is None: continue
-            single |= e == s + 1
             if best[e] is None or here + sc > best[e][0]: best[e] = (here + sc, s, True)
-        if not single and (best[s + 1] is None or here + unk_score > best[s + 1][0]): best[s + 1] = (here + unk_score, s, False)
+        if word[s] not in scores and (best[s + 1] is None or here + unk_score > best[s + 1][0]): best[s + 1] = (here + unk_score, s, False)
     out, e = [], len(word)
     while e > 0: _, s, known = best[e]; out.append((s, e, known)); e = s
     return out[::-1]
@@ -300,14 +300,16 @@ class Lattice:
         self.batch, self.pid, self.sn, self.L, self.word = batch, pid[o], sn[o], L[o], w[o]
         self.first = batch.start + np.arange(len(batch.words))  # each word's first node, and last
         self.last, self.n_nodes = self.first + batch.length, len(batch.codes) + len(batch.words)
-        self.fwd_steps = _steps(end[o], self.en)
-        if backward:
-            start = end[o] - self.L
-            self.bwd_order = np.lexsort((self.en, self.sn, -start)).astype(np.int32)
-            self.bwd_steps = _steps(-start[self.bwd_order], self.sn[self.bwd_order])
+        if backward: self.bwd_order = np.lexsort((self.en, self.sn, self.L - end[o])).astype(np.int32)  # by start in its word, from the last
+        self._set_steps(end[o])
 
     @property
     def en(self): return self.sn + self.L  # each edge's end node
+
+    def _set_steps(self, end):
+        "The forward pass's steps and, where `bwd_order` is set, the backward pass's, from each edge's end in its word (int32 [edges])."
+        self.fwd_steps = _steps(end, self.en)
+        if hasattr(self, "bwd_order"): self.bwd_steps = _steps((self.L - end)[self.bwd_order], self.sn[self.bwd_order])
 
 def _steps(step, target) -> list:
     "Per value of `step` (sorted): its slice `a, b` of the edges, where its targets' runs start (from `a`), the targets, the runs' lengths."
@@ -423,21 +425,16 @@ def restrict(self: Lattice, chosen):
     new_id = np.full(max(int(self.pid.max()), int(chosen.max())) + 1, -1, np.int32)
     new_id[chosen] = np.arange(len(chosen))
     keep = new_id[self.pid] >= 0
-    out = object.__new__(Lattice)
-    out.batch, out.first, out.last, out.n_nodes = self.batch, self.first, self.last, self.n_nodes
+    out = copy(self)  # the same words and nodes
     out.pid, out.sn, out.L, out.word = new_id[self.pid[keep]], self.sn[keep], self.L[keep], self.word[keep]
-    end = (out.sn - out.first[out.word] + out.L).astype(np.int32)  # each edge's end in its word
-    out.fwd_steps = _steps(end, out.en)
-    if hasattr(self, "bwd_order"):
-        out.bwd_order = (np.cumsum(keep) - 1)[self.bwd_order[keep[self.bwd_order]]].astype(np.int32)
-        out.bwd_steps = _steps(-(end - out.L)[out.bwd_order], out.sn[out.bwd_order])
+    if hasattr(self, "bwd_order"): out.bwd_order = (np.cumsum(keep) - 1)[self.bwd_order[keep[self.bwd_order]]].astype(np.int32)  # (the old order, cut down)
+    out._set_steps((out.sn - out.first[out.word] + out.L).astype(np.int32))
     return out
 
 @patch
 def restrict(self: Lattices, chosen):
     "These lattices with only the pieces `chosen`, renumbered in that order (kept lattices cut down, not rebuilt)."
-    out = object.__new__(Lattices)
-    out.words, out.max_len, out.batch_chars = self.words, self.max_len, self.batch_chars
+    out = copy(self)  # the same words and batches
     out.keys, out.lens = self.keys[chosen], self.lens[chosen]
     out.kept = None if self.kept is None else [lat.restrict(chosen) for lat in self.kept]
     return out
