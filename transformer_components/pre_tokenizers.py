@@ -119,20 +119,20 @@ class FixedLength:
         return [text[s:s + self.length] for s in starts], starts
 
 # %% ../nbs/04c_pre_tokenizers.ipynb #e11405a1
-_WS_SET = frozenset(WHITE_SPACE)
+_WHITE_SPACE_SET = frozenset(WHITE_SPACE)  # (one name of its own: `_WS_SET` below is a pattern's escaped class)
 _WORDS = regex.compile(r"\w+|[^\w\s]+", regex.V0)
 
 @part("pre_tokenizer", "WhitespaceSplit")
 @dataclass
 class WhitespaceSplit:
     "Cuts at white space, which is dropped."
-    def pre_tokenize(self, piece): return _cut(piece, _char_spans(piece.text, _WS_SET.__contains__), "Removed")
+    def pre_tokenize(self, piece): return _cut(piece, _char_spans(piece.text, _WHITE_SPACE_SET.__contains__), "Removed")
 
 # %% ../nbs/04c_pre_tokenizers.ipynb #3eb21521
 def _word_runs(text: str) -> list[tuple[int, int]]:
     "Spans of `\\w+|[^\\w\\s]+` with the word characters of the Unicode version HF's regex engine has."
     if text.isascii(): return [m.span() for m in _WORDS.finditer(text)]
-    kinds = ["w" if _is_word_char(c) or _NEWER.match(c) and regex.match(r"\w", c) else " " if c in _WS_SET else "p" for c in text]
+    kinds = ["w" if _is_word_char(c) or _NEWER.match(c) and regex.match(r"\w", c) else " " if c in _WHITE_SPACE_SET else "p" for c in text]
     out, s = [], 0
     for kind, run in groupby(kinds):
         n = len(list(run))
