@@ -670,11 +670,11 @@ PipelineTokenizer._ticket, PipelineTokenizer._redeem = _ticket, _redeem
 
 # %% ../nbs/07a_pipeline.ipynb #8031f139
 def _set_attribute(self: PipelineTokenizer, name: str, value):
-    "Set an attribute; replacing a part drops what was made from the old parts."
+    "Set an attribute; replacing a part drops what was made from the old parts; replacing a part or an option stops the workers (their copy has the old one)."
     if name in ("normalizer", "pre_tokenizer", "model", "post_processor", "decoder") and name in self.__dict__:
         if name == "model": raise AttributeError("model cannot be replaced: the vocabulary and the added tokens' ids come from it; build a new PipelineTokenizer")
         self.__dict__.update(_fast=None, _decoded=None, _matchers={})
-        self._stop_workers()  # (their copies have the old part)
+    if name in ("normalizer", "pre_tokenizer", "post_processor", "decoder", "truncation", "padding") and name in self.__dict__: self._stop_workers()
     object.__setattr__(self, name, value)
 
 PipelineTokenizer.__setattr__ = _set_attribute
