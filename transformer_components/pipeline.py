@@ -655,12 +655,26 @@ def _lazy_encode(self: PipelineTokenizer, text: str, *options) -> Encoding | Non
 
 PipelineTokenizer._lane, PipelineTokenizer._lazy_encode = _lane, _lazy_encode
 
+# %% ../nbs/07a_pipeline.ipynb #lazy-travel
+def _ticket(self: PipelineTokenizer, enc: Encoding, text: str) -> tuple | None:
+    "`Tokenizer._ticket` of the lazy lane: `(options, pre)` of `enc`'s source, and the normalized text where `enc` keeps one; `None` for other encodings."
+    if type(source := getattr(enc, "_source", None)) is not _LazySource: return None
+    inputs = enc._inputs
+    return (source.options, source.pre) if type(inputs) is str else (source.options, source.pre, inputs[1])
+
+def _redeem(self: PipelineTokenizer, ids: list[int], text: str, ticket: tuple) -> Encoding:
+    "`Tokenizer._redeem` of the lazy lane: the encoding of `text` whose ids are `ids`, lazy on this tokenizer's source for the ticket's options and `pre`."
+    return Encoding.lazy(ids, self._lane(*ticket[0])[3][ticket[1]], text if len(ticket) == 2 else (text, ticket[2]))
+
+PipelineTokenizer._ticket, PipelineTokenizer._redeem = _ticket, _redeem
+
 # %% ../nbs/07a_pipeline.ipynb #8031f139
 def _set_attribute(self: PipelineTokenizer, name: str, value):
-    "Set an attribute; replacing a part drops what was made from the old parts."
+    "Set an attribute; replacing a part drops what was made from the old parts; replacing a part or an option stops the workers (their copy has the old one)."
     if name in ("normalizer", "pre_tokenizer", "model", "post_processor", "decoder") and name in self.__dict__:
         if name == "model": raise AttributeError("model cannot be replaced: the vocabulary and the added tokens' ids come from it; build a new PipelineTokenizer")
         self.__dict__.update(_fast=None, _decoded=None, _matchers={})
+    if name in ("normalizer", "pre_tokenizer", "post_processor", "decoder", "truncation", "padding") and name in self.__dict__: self._stop_workers()
     object.__setattr__(self, name, value)
 
 PipelineTokenizer.__setattr__ = _set_attribute

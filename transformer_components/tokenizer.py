@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from array import array
 from collections.abc import Iterable
-from itertools import accumulate, repeat
+from itertools import accumulate
 from pathlib import Path
 
 from functools import partial
@@ -247,6 +247,24 @@ def _slices(texts: list[str], n: int) -> list[list[str]]:
         if size * n >= total * (len(out) + 1): out.append(texts[start:k + 1]); start = k + 1
     return out + [texts[start:]] if start < len(texts) else out
 
+# %% ../nbs/01_tokenizer.ipynb #tb010017
+@patch
+def _ticket(self: Tokenizer,
+            enc: Encoding,  # what this tokenizer's `encode` gave for `text`
+            text: str,  # the text
+           ) -> tuple | None:
+    "What another process's copy of this tokenizer needs besides `enc`'s ids and `text` to make `enc` again (`_redeem`); `None`: `enc` travels whole."
+    return () if getattr(enc, "_source", None) is self and enc._inputs is text else None  # (lazy on this tokenizer and the text alone)
+
+@patch
+def _redeem(self: Tokenizer,
+            ids: list[int],  # the ids of the encoding another process made
+            text: str,  # its text
+            ticket: tuple,  # its `_ticket` there
+           ) -> Encoding:
+    "The encoding of `text` another process's copy of this tokenizer made, made again from its `ids` and `ticket`: lazy on this process's source."
+    return Encoding.lazy(ids, self, text)
+
 # %% ../nbs/01_tokenizer.ipynb #d003ee39
 _WORKER = {}  # in a worker process: the tokenizer it encodes with
 
@@ -261,13 +279,13 @@ def _words_left_behind(e: Encoding) -> Encoding:
     return e
 
 def _encode_in_worker(texts: list[str], options: dict) -> tuple:
-    "Encode `texts` in a worker: `(ids of all, one after another; count per text; {position: Encoding that travels whole})`."
-    tok, ids, counts, whole = _WORKER["tok"], array("i"), array("i"), {}
+    "Encode `texts` in a worker: `(ids of all, one after another; count per text; ticket per text; {position: Encoding that travels whole})`."
+    tok, ids, counts, tickets, whole = _WORKER["tok"], array("i"), array("i"), [], {}
     for k, t in enumerate(texts):
         e = tok.encode(t, **options)
-        ids.extend(e); counts.append(len(e))
-        if getattr(e, "_source", None) is not tok or e._inputs is not t: whole[k] = _words_left_behind(e)  # (not lazy on the text alone)
-    return ids, counts, whole
+        ids.extend(e); counts.append(len(e)); tickets.append(ticket := tok._ticket(e, t))
+        if ticket is None: whole[k] = _words_left_behind(e)
+    return ids, counts, tickets, whole
 
 # %% ../nbs/01_tokenizer.ipynb #45d28d66
 @patch
@@ -291,13 +309,12 @@ Tokenizer._words_later = lambda self, enc, text, options: None  # a tokenizer wh
 def _encode_parallel(self: Tokenizer, texts: list[str], num_workers: int, options: dict) -> list[Encoding]:
     "`encode` of each text, the texts shared among `num_workers` processes in slices of about equal length."
     parts, out = _slices(texts, num_workers * 4), []
-    for part, (ids, counts, whole) in zip(parts, self._worker_pool(num_workers).map(_encode_in_worker, parts, [options] * len(parts))):
+    for part, (ids, counts, tickets, whole) in zip(parts, self._worker_pool(num_workers).map(_encode_in_worker, parts, [options] * len(parts))):
         ends = list(accumulate(counts))
-        encs = list(map(Encoding.lazy, map(ids.tolist().__getitem__, map(slice, [0, *ends[:-1]], ends)), repeat(self), part))
-        for j, e in whole.items():
-            encs[j] = e
-            if getattr(e, "_words", None) is None: self._words_later(e, part[j], options)
-        out += encs
+        each = map(ids.tolist().__getitem__, map(slice, [0, *ends[:-1]], ends))
+        out += [self._redeem(i, t, ticket) if ticket is not None else whole[k] for k, (i, t, ticket) in enumerate(zip(each, part, tickets))]
+        for k, e in whole.items():
+            if getattr(e, "_words", None) is None: self._words_later(e, part[k], options)
     return out
 
 # %% ../nbs/01_tokenizer.ipynb #tk-added
