@@ -360,10 +360,11 @@ class _FastState(NamedTuple):
 def _chunk_ids(cutters: list, last, ids: dict, chunk: str, sep: str = "") -> tuple | bool:
     "The ids of `sep + chunk` (see `chunks`): its pieces' ids one after another; `False` where a piece's ids are not its own parts, or the pieces leave out a character."
     chunk = sep + chunk
-    if not cutters:  # (a rewriting part's pieces cover its text; a chunk of one piece is cached as a chunk only)
-        got = [ids.compute(p[0])] if len(p := last.rewrite(chunk, False)[1]) == 1 else list(map(ids.__getitem__, p))
-    else: got = list(map(ids.__getitem__, pieces)) if sum(map(len, pieces := _cut_all(cutters, chunk)[0])) == len(chunk) else [False]
-    return False if False in got else got[0] if len(got) == 1 else tuple(chain.from_iterable(got))
+    if not cutters: pieces = last.rewrite(chunk, False)[1]  # (a rewriting part's pieces cover its text)
+    elif sum(map(len, pieces := _cut_all(cutters, chunk)[0])) != len(chunk): return False
+    if len(pieces) == 1: return ids[pieces[0]] if cutters else ids.compute(pieces[0])  # (most chunks: no list to join; a rewritten one is cached as a chunk only)
+    got = list(map(ids.__getitem__, pieces))
+    return False if False in got else tuple(chain.from_iterable(got))
 
 def _fast_state(self: PipelineTokenizer) -> _FastState | bool:
     "The plan and its caches, from what each part offers; `False` where the plan does not apply (then `encode` takes the reference)."
@@ -598,11 +599,13 @@ class _LazySource:
         tok, plan, (before, after, _) = self.tok, self.plan, self.around
         if tok._fast is not plan: raise ValueError("the tokenizer has changed since this text was encoded; encode it again")
         text = inputs if type(inputs) is str else inputs[1]  # (as normalized)
-        pre, chunks = tok.pre_tokenizer.chunks(text, True) if self.pre else (0, [text])  # (the ids cover what was put before too)
         ids = list(chain.from_iterable(tok._chunks_ids(text, True)[2])) if ids is None else ids[len(before.ids):len(ids) - len(after.ids)]
+        if not ids: return before.tokens + after.tokens, before.offsets + after.offsets  # (an empty or blank line: nothing to place)
+        if self.pre: pre, chunks = tok.pre_tokenizer.chunks(text, True); pieces = tok._covered(chunks)  # (the ids cover what was put before too)
+        else: pre, pieces = 0, (text,)  # (nothing put before: the chunks cover the text, as one piece)
         toks = list(map(tok._id_token.__getitem__, ids))
         ends = list(accumulate(map(len, toks) if plan.width is None else map(plan.width.__getitem__, ids), initial=0))
-        return before.tokens + toks + after.tokens, [*before.offsets, *tok._spans(toks, ends, tok._covered(chunks), text, 0, pre, plan.kept, plan.trim), *after.offsets]
+        return before.tokens + toks + after.tokens, [*before.offsets, *tok._spans(toks, ends, pieces, text, 0, pre, plan.kept, plan.trim), *after.offsets]
     def _tokens_of(self, enc, inputs) -> list[str]:
         tokens, enc._offsets = self._both(inputs, enc)  # (both are made at once: keep both)
         return tokens
