@@ -357,12 +357,13 @@ class _FastState(NamedTuple):
     sep_ids: dict | None  # chunk given without the pre-tokenizer's `chunk_sep` -> the ids of both (`None`: no such separator)
     kept: object  # the pre-tokenizer's `chunk_kept`: text -> the position of each character of its chunks (`None`: they cover it)
 
-def _chunk_ids(cutters: list, last, ids: dict, chunk: str, sep: str = "") -> tuple | bool:
-    "The ids of `sep + chunk` (see `chunks`): its pieces' ids one after another; `False` where a piece's ids are not its own parts, or the pieces leave out a character."
+def _chunk_ids(cut, last, ids: dict, chunk: str, sep: str = "") -> tuple | bool:
+    """The ids of `sep + chunk` (see `chunks`): its pieces' ids one after another; `False` where a piece's ids are not its
+    own parts, or the pieces leave out a character. `cut`: text -> `_cut_all(cutters, text)` (`None`: no part cuts, `last` rewrites)."""
     chunk = sep + chunk
-    if not cutters: pieces = last.rewrite(chunk, False)[1]  # (a rewriting part's pieces cover its text)
-    elif sum(map(len, pieces := _cut_all(cutters, chunk)[0])) != len(chunk): return False
-    if len(pieces) == 1: return ids[pieces[0]] if cutters else ids.compute(pieces[0])  # (most chunks: no list to join; a rewritten one is cached as a chunk only)
+    if cut is None: pieces = last.rewrite(chunk, False)[1]  # (a rewriting part's pieces cover its text)
+    elif sum(map(len, pieces := cut(chunk)[0])) != len(chunk): return False
+    if len(pieces) == 1: return ids[pieces[0]] if cut else ids.compute(pieces[0])  # (most chunks: no list to join; a rewritten one is cached as a chunk only)
     got = list(map(ids.__getitem__, pieces))
     return False if False in got else tuple(chain.from_iterable(got))
 
@@ -378,7 +379,9 @@ def _fast_state(self: PipelineTokenizer) -> _FastState | bool:
     chunks = ids is not None and plan[2] is None and hasattr(self.pre_tokenizer, "chunks")  # the pre-tokenizer (one part) cuts in chunks
     width = self.model.token_widths() if hasattr(self.model, "token_widths") else None
     sep = getattr(self.pre_tokenizer, "chunk_sep", "")
-    made = lambda sep: _WordCache(partial(_chunk_ids, plan[0], plan[1], ids, sep=sep), 100_000)
+    one = plan[0][0] if len(plan[0]) == 1 else None  # (one cutting part: its own `cut`, as `_cut_all` calls it, without the layers between)
+    cut = getattr(one, "cut", None) or (partial(_cut_all, plan[0]) if plan[0] else None)
+    made = lambda sep: _WordCache(partial(_chunk_ids, cut, plan[1], ids, sep=sep), 100_000)
     return _FastState(*plan, byte_level, {}, {}, ids, unknowns, trim, made("") if chunks else None, width, made(sep) if chunks and sep else None, getattr(self.pre_tokenizer, "chunk_kept", None))
 
 def _chunks_ids(self: PipelineTokenizer, text: str, first: bool) -> tuple | None:
