@@ -219,6 +219,7 @@ def _piece_ids_unigram(self: Unigram, byte_level: bool):
 
 def _wordpiece_ids(m: WordPieceModel, width: dict, w: str) -> tuple | bool:
     "The ids of piece `w`, or `False` where a token does not cover `width[id]` characters of it (see `token_widths`)."
+    if (i := m.vocab.get(w)) is not None and len(w) <= m.max_input_chars_per_word: return (i,) if width[i] == len(w) else False  # (a whole word: `tokenize`'s longest match)
     toks = m.tokenize(w)
     return tuple(i for i, _, _ in toks) if all(width[i] == e - s for i, s, e in toks) else False
 

@@ -173,7 +173,7 @@ class Prepend:
 # %% ../nbs/04b_normalizers.ipynb #e7ea0673
 def _normalize_ascii(text: str, lowercase: bool, clean_text: bool) -> str:
     "`bert_normalize` of ASCII text: no accents, no CJK, plain lower-casing; the common case, kept cheap."
-    if clean_text:
+    if clean_text and not text.isprintable():  # (printable ASCII holds no control character, tab or line end: nothing to clean)
         if _ASCII_CONTROL_RE.search(text): text = _ASCII_CONTROL_RE.sub("", text)
         text = text.translate(_SPACE_TABLE) if ("\t" in text or "\n" in text or "\r" in text) else text
     return text.lower() if lowercase else text
@@ -390,7 +390,7 @@ _UnicodeForm.quick = StripAccents.quick = _quick_ascii  # (NFC, NFD, NFKC and NF
 def _quick_bert(self: BertNormalizer, text: str, pos):
     """BERT's four steps where each character becomes one: ASCII by `WordPiece`'s own function, else each character as
     the reference makes it alone (once per character; the steps look at no neighbour), where that is one character."""
-    if self.clean_text and _ASCII_CONTROL.search(text): return None
+    if self.clean_text and not text.isprintable() and _ASCII_CONTROL.search(text): return None  # (printable text holds none: no search)
     if text.isascii(): return _normalize_ascii(text, self.lowercase, self.clean_text), pos  # (the common case)
     table, seen, several = self.__dict__.setdefault("_chars", ({}, set(), set()))  # ord -> its one character; those that become 0, 2, ...
     for c in set(text) - seen:

@@ -357,13 +357,15 @@ class _FastState(NamedTuple):
     sep_ids: dict | None  # chunk given without the pre-tokenizer's `chunk_sep` -> the ids of both (`None`: no such separator)
     kept: object  # the pre-tokenizer's `chunk_kept`: text -> the position of each character of its chunks (`None`: they cover it)
 
-def _chunk_ids(cutters: list, last, ids: dict, chunk: str, sep: str = "") -> tuple | bool:
-    "The ids of `sep + chunk` (see `chunks`): its pieces' ids one after another; `False` where a piece's ids are not its own parts, or the pieces leave out a character."
+def _chunk_ids(cut, last, ids: dict, chunk: str, sep: str = "") -> tuple | bool:
+    """The ids of `sep + chunk` (see `chunks`): its pieces' ids one after another; `False` where a piece's ids are not its
+    own parts, or the pieces leave out a character. `cut`: text -> `_cut_all(cutters, text)` (`None`: no part cuts, `last` rewrites)."""
     chunk = sep + chunk
-    if not cutters:  # (a rewriting part's pieces cover its text; each piece by the piece cache, so one met alone and in longer chunks is merged once)
-        got = list(map(ids.__getitem__, last.rewrite(chunk, False)[1]))
-    else: got = list(map(ids.__getitem__, pieces)) if sum(map(len, pieces := _cut_all(cutters, chunk)[0])) == len(chunk) else [False]
-    return False if False in got else got[0] if len(got) == 1 else tuple(chain.from_iterable(got))
+    if cut is None: pieces = last.rewrite(chunk, False)[1]  # (a rewriting part's pieces cover its text)
+    elif sum(map(len, pieces := cut(chunk)[0])) != len(chunk): return False
+    if len(pieces) == 1: return ids[pieces[0]]  # (most chunks: no list to join; each piece by the piece cache, so one met alone and in longer chunks is merged once)
+    got = list(map(ids.__getitem__, pieces))
+    return False if False in got else tuple(chain.from_iterable(got))
 
 def _fast_state(self: PipelineTokenizer) -> _FastState | bool:
     "The plan and its caches, from what each part offers; `False` where the plan does not apply (then `encode` takes the reference)."
@@ -377,7 +379,9 @@ def _fast_state(self: PipelineTokenizer) -> _FastState | bool:
     chunks = ids is not None and plan[2] is None and hasattr(self.pre_tokenizer, "chunks")  # the pre-tokenizer (one part) cuts in chunks
     width = self.model.token_widths() if hasattr(self.model, "token_widths") else None
     sep = getattr(self.pre_tokenizer, "chunk_sep", "")
-    made = lambda sep: _WordCache(partial(_chunk_ids, plan[0], plan[1], ids, sep=sep), 100_000)
+    one = plan[0][0] if len(plan[0]) == 1 else None  # (one cutting part: its own `cut`, as `_cut_all` calls it, without the layers between)
+    cut = getattr(one, "cut", None) or (partial(_cut_all, plan[0]) if plan[0] else None)
+    made = lambda sep: _WordCache(partial(_chunk_ids, cut, plan[1], ids, sep=sep), 100_000)
     return _FastState(*plan, byte_level, {}, {}, ids, unknowns, trim, made("") if chunks else None, width, made(sep) if chunks and sep else None, getattr(self.pre_tokenizer, "chunk_kept", None))
 
 def _chunks_ids(self: PipelineTokenizer, text: str, first: bool) -> tuple | None:
@@ -598,11 +602,13 @@ class _LazySource:
         tok, plan, (before, after, _) = self.tok, self.plan, self.around
         if tok._fast is not plan: raise ValueError("the tokenizer has changed since this text was encoded; encode it again")
         text = inputs if type(inputs) is str else inputs[1]  # (as normalized)
-        pre, chunks = tok.pre_tokenizer.chunks(text, True) if self.pre else (0, [text])  # (the ids cover what was put before too)
         ids = list(chain.from_iterable(tok._chunks_ids(text, True)[2])) if ids is None else ids[len(before.ids):len(ids) - len(after.ids)]
+        if not ids: return before.tokens + after.tokens, before.offsets + after.offsets  # (an empty or blank line: nothing to place)
+        if self.pre: pre, chunks = tok.pre_tokenizer.chunks(text, True); pieces = tok._covered(chunks)  # (the ids cover what was put before too)
+        else: pre, pieces = 0, (text,)  # (nothing put before: the chunks cover the text, as one piece)
         toks = list(map(tok._id_token.__getitem__, ids))
         ends = list(accumulate(map(len, toks) if plan.width is None else map(plan.width.__getitem__, ids), initial=0))
-        return before.tokens + toks + after.tokens, [*before.offsets, *tok._spans(toks, ends, tok._covered(chunks), text, 0, pre, plan.kept, plan.trim), *after.offsets]
+        return before.tokens + toks + after.tokens, [*before.offsets, *tok._spans(toks, ends, pieces, text, 0, pre, plan.kept, plan.trim), *after.offsets]
     def _tokens_of(self, enc, inputs) -> list[str]:
         tokens, enc._offsets = self._both(inputs, enc)  # (both are made at once: keep both)
         return tokens
