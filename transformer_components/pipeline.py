@@ -253,7 +253,7 @@ PipelineTokenizer._word_encodings = _word_encodings
 def _as_tokens(e, name: str) -> Tokens:
     "`Tokens` of `Encoding` `e` and its windows, for `post_process`; each word rides with its token's attention (see `_part_attention`)."
     if not isinstance(e, Encoding): raise TypeError(f"{name} must be an Encoding (from encode(..., add_special_tokens=False)), got {type(e).__name__}")
-    words = e.word_ids if getattr(e, "_words", None) is not None else [None] * len(e)
+    words = e.word_ids if e._words_maker() is not None else [None] * len(e)
     return Tokens(list(e), list(e.tokens), list(e.offsets), list(e.type_ids), e.special_tokens_mask, list(zip(words, e.attention_mask)),
                   dict(e._stored("_ranges") or {}), [_as_tokens(o, name) for o in e.overflowing])
 
@@ -632,7 +632,8 @@ def _lane(self: PipelineTokenizer, add_special_tokens: bool, allowed_special, di
     except (KeyError, TypeError): pass  # (a set of allowed tokens is no key: worked out each time)
     if (plan := self._fast) is None: plan = self._fast = _fast_state(self)
     pp = self.post_processor
-    around = (Tokens(), Tokens(), 0) if pp is None else pp.around() if add_special_tokens and hasattr(pp, "around") else None
+    around = (Tokens(), Tokens(), 0) if pp is None else pp.around() if hasattr(pp, "around") else None
+    if around is not None and not add_special_tokens: around = (Tokens(), Tokens(), around[2])  # (the text's type id and trimming, no special tokens)
     _, raw, normed, _ = self._matchers_for(allowed_special, disallowed_special)
     lane = None if around is None or not plan or plan.chunk_ids is None or plan.unknowns else (raw and raw.hint, normed and normed.hint, around,
         [_LazySource(self, plan, around, (add_special_tokens, allowed_special, disallowed_special), pre, pp is not None) for pre in (False, True)])
