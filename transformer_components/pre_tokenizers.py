@@ -119,7 +119,7 @@ class FixedLength:
         return [text[s:s + self.length] for s in starts], starts
 
 # %% ../nbs/04c_pre_tokenizers.ipynb #e11405a1
-_WHITE_SPACE_SET = frozenset(WHITE_SPACE)  # (one name of its own: `_WS_SET` below is a pattern's escaped class)
+_WHITE_SPACE_SET = frozenset(WHITE_SPACE)
 _WORDS = regex.compile(r"\w+|[^\w\s]+", regex.V0)
 
 @part("pre_tokenizer", "WhitespaceSplit")
@@ -432,8 +432,7 @@ _SPACES = frozenset(_WS + _NON_ASCII_SPACE)  # white space as the pattern's \s h
 _CUTS = re.compile(f" (?=[^{_WS}{_NON_ASCII_SPACE}])")  # the spaces that start a pre-token
 
 # %% ../nbs/04c_pre_tokenizers.ipynb #pre-chunks
-_WS_SET = re.escape("".join(sorted(_SPACES)))
-_INNER_SPACE = re.compile(f" (?<=[{_WS_SET}] )(?=[{_WS_SET}]|\\Z)")  # a space inside a run of white space that no word ends: no piece starts there (the space first: the search looks only at spaces)
+_INNER_SPACE = re.compile(f" (?<=[{_WS}{_NON_ASCII_SPACE}] )(?=[{_WS}{_NON_ASCII_SPACE}]|\\Z)")  # a space inside a run of white space that no word ends: no piece starts there (the space first: the search looks only at spaces)
 
 def _chunks_byte_level(self: ByteLevel, text: str, first: bool) -> tuple[int, list[str]] | None:
     """`rewrite`'s pieces in runs that cover the text: cut only before a space that starts a piece, so each chunk's pieces
