@@ -94,6 +94,17 @@ def test_torchrun_two_ranks_agree(tmp_path, env):
     assert (st["loop"]["global_step"], st["world_size"], len(st["rng"])) == (4, 2, 2)
 
 
+@pytest.mark.beside
+def test_torchrun_validation_set_smaller_than_the_ranks(tmp_path, env):
+    "One validation example for two processes: the rank with no share still sums the model's full confusion matrix."
+    data, valid = toy_file(tmp_path / "train.tsv", 120), toy_file(tmp_path / "valid.tsv", 1, seed=1)
+    res = run([sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2", script("tc-train"), "--train", data,
+               "--valid", valid, "--out", tmp_path / "out", "--epochs", "1", "--max-steps", "2", "--batch-size", "8", *SMALL],
+              {**env, "OMP_NUM_THREADS": "1"})
+    assert res.returncode == 0, res.stderr[-3000:]
+    assert "validating on 1" in res.stderr and "valid_accuracy=" in res.stderr, res.stderr[-2000:]
+
+
 FAILING_TC_TRAIN = """
 import sys
 from transformer_components import training

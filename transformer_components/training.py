@@ -174,22 +174,25 @@ def evaluate(
     pad_id: int = 0,  # padding id
 ) -> dict:
     "`{'loss', 'accuracy', 'macro_f1', 'n', 'confusion'}` over all examples (summed over processes when distributed)."
+    if len(labels) != len(token_ids): raise ValueError(f"labels has {len(labels)} entries for the {len(token_ids)} examples of token_ids")
+    if not token_ids: raise ValueError("token_ids is empty: there is nothing to evaluate")
     rank, world = _rank_world()
     dev, was_training = next(model.parameters()).device, model.training
     model.eval()
     order = sorted(range(len(token_ids)), key=lambda i: len(token_ids[i]))[rank::world]  # similar lengths: little padding
-    loss, confusion = 0.0, None
+    loss = 0.0
     with torch.no_grad():
+        k = model(pad_batch([[pad_id]], pad_id).to(dev)).shape[-1]  # the classes: every process sums a k x k matrix, even one whose share is empty
+        confusion = torch.zeros(k, k, dtype=torch.long)
+        if (bad := next((y for y in labels if not 0 <= y < k), None)) is not None: raise ValueError(f"labels holds {bad}; this model has {k} classes (0..{k - 1})")
         for s in range(0, len(order), batch_size):
             idx = order[s : s + batch_size]
             x, y = pad_batch([token_ids[i] for i in idx], pad_id).to(dev), torch.tensor([labels[i] for i in idx], device=dev)
             logits = model(x)
             loss += F.cross_entropy(logits, y, reduction="sum").item()
-            k = logits.shape[-1]
-            batch = torch.bincount(y.cpu() * k + logits.argmax(-1).cpu(), minlength=k * k).reshape(k, k)
-            confusion = batch if confusion is None else confusion + batch
+            confusion += torch.bincount(y.cpu() * k + logits.argmax(-1).cpu(), minlength=k * k).reshape(k, k)
     model.train(was_training)
-    return _metrics(loss, confusion if confusion is not None else torch.zeros(1, 1, dtype=torch.long), world)
+    return _metrics(loss, confusion, world)
 
 # %% ../nbs/42_training.ipynb #e9b5d7b6
 def state_digest(obj) -> str:
