@@ -73,12 +73,11 @@ _NEWER_RANGES = (
 )
 _NEWER = re.compile("[" + "".join(chr(int(a, 16)) + "-" + chr(int(b or a, 16)) for a, _, b in (r.partition("-") for r in _NEWER_RANGES.split())) + "]")
 
+_WORD = regex.compile(r"\w")
+
 def _is_word_char(c: str) -> bool:
-    "Whether the character `c` is in the Rust `regex` crate's `\\w` (Alphabetic, marks, Nd, Pc, joiners)."
-    cat = unicodedata.category(c)
-    if cat == "Cn": return bool(_NEWER.match(c) and regex.match(r"\w", c))  # (the `regex` module's tables are newer still)
-    return (cat[0] in "LM" or cat in ("Nd", "Nl", "Pc") or c in "\u200c\u200d" or "\u24b6" <= c <= "\u24e9"  # circled and
-            or "\U0001f130" <= c <= "\U0001f149" or "\U0001f150" <= c <= "\U0001f169" or "\U0001f170" <= c <= "\U0001f189")  # squared letters
+    "Whether the character `c` is in the Rust `regex` crate's `\\w` (Alphabetic, marks, Nd, Pc, joiners): the `regex` module's `\\w`, among the code points HF's Unicode assigns."
+    return _WORD.match(c) is not None and (unicodedata.category(c) != "Cn" or _NEWER.match(c) is not None)  # (the `regex` module's tables are newer still)
 
 # %% ../nbs/01b_added_tokens.ipynb #d8456946
 class _Added(NamedTuple):
