@@ -191,12 +191,19 @@ def add_special_tokens(self: Tokenizer,
     ids = []
     for t in tokens:
         t = replace(t, special=True) if isinstance(t, AddedToken) else AddedToken(t)  # which checks the content
-        self._check_added(t)
-        i, known = self._vocab.get(t.content), self._added.get(t.content)
-        in_model = known.in_model if known else i is not None
-        self._register_added(t, self._next_id() if i is None else i, in_model)
+        self._add(t)
         ids.append(self._vocab[t.content])
     return ids
+
+@patch
+def _add(self: Tokenizer, token: AddedToken) -> bool:
+    "Make `token` an added token (a content in the vocabulary keeps its id, a new one gets the next); whether that changed anything."
+    known = self._added.get(token.content)
+    if known is not None and known.token == token: return False  # (as it is already)
+    self._check_added(token)
+    i = self._vocab.get(token.content)
+    self._register_added(token, self._next_id() if i is None else i, known.in_model if known else i is not None)
+    return True
 
 # %% ../nbs/01b_added_tokens.ipynb #tk-addtokens
 @patch
@@ -205,16 +212,7 @@ def add_tokens(self: Tokenizer,
               ) -> int:
     "Add `tokens` as ordinary (not special) added tokens; how many changed the added vocabulary."
     if isinstance(tokens, (str, AddedToken)): raise TypeError("tokens must be a list of str or AddedToken, got one: wrap it in a list")
-    changed = 0
-    for t in tokens:
-        t = t if isinstance(t, AddedToken) else AddedToken(t, special=False, normalized=True)
-        known = self._added.get(t.content)
-        if known is not None and known.token == t: continue  # (as it is already)
-        self._check_added(t)
-        i = self._vocab.get(t.content)
-        self._register_added(t, self._next_id() if i is None else i, known.in_model if known else i is not None)
-        changed += 1
-    return changed
+    return sum(self._add(t if isinstance(t, AddedToken) else AddedToken(t, special=False, normalized=True)) for t in tokens)
 
 @patch
 def get_added_tokens_decoder(self: Tokenizer) -> dict[int, AddedToken]:
