@@ -179,10 +179,6 @@ def _next_id(self: Tokenizer) -> int:
     return n
 
 @patch
-def _check_added(self: Tokenizer, token: AddedToken):
-    "Refuse an added token this tokenizer cannot match (subclasses narrow it down)."
-
-@patch
 def add_special_tokens(self: Tokenizer,
                        tokens: Iterable[str | AddedToken],  # contents, or `AddedToken`s for the other flags
                       ) -> list[int]:
@@ -200,7 +196,6 @@ def _add(self: Tokenizer, token: AddedToken) -> bool:
     "Make `token` an added token (a content in the vocabulary keeps its id, a new one gets the next); whether that changed anything."
     known = self._added.get(token.content)
     if known is not None and known.token == token: return False  # (as it is already)
-    self._check_added(token)
     i = self._vocab.get(token.content)
     self._register_added(token, self._next_id() if i is None else i, known.in_model if known else i is not None)
     return True
