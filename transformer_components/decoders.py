@@ -134,8 +134,7 @@ class CTC:
     word_delimiter_token: str = "|"
     cleanup: bool = True
     def decode_chain(self, tokens):
-        out = [t for k, t in enumerate(tokens) if (k == 0 or t != tokens[k - 1]) and t != self.pad_token]
-        out = [t.replace(self.word_delimiter_token, " ") for t in out]
+        out = [t.replace(self.word_delimiter_token, " ") for t, _ in groupby(tokens) if t != self.pad_token]  # (a run of repeats is one token)
         return [_clean(t) for t in out] if self.cleanup else out
 
 # %% ../nbs/06b_decoders.ipynb #334b0b98
