@@ -73,12 +73,11 @@ _NEWER_RANGES = (
 )
 _NEWER = re.compile("[" + "".join(chr(int(a, 16)) + "-" + chr(int(b or a, 16)) for a, _, b in (r.partition("-") for r in _NEWER_RANGES.split())) + "]")
 
+_WORD = regex.compile(r"\w")
+
 def _is_word_char(c: str) -> bool:
-    "Whether the character `c` is in the Rust `regex` crate's `\\w` (Alphabetic, marks, Nd, Pc, joiners)."
-    cat = unicodedata.category(c)
-    if cat == "Cn": return bool(_NEWER.match(c) and regex.match(r"\w", c))  # (the `regex` module's tables are newer still)
-    return (cat[0] in "LM" or cat in ("Nd", "Nl", "Pc") or c in "\u200c\u200d" or "\u24b6" <= c <= "\u24e9"  # circled and
-            or "\U0001f130" <= c <= "\U0001f149" or "\U0001f150" <= c <= "\U0001f169" or "\U0001f170" <= c <= "\U0001f189")  # squared letters
+    "Whether the character `c` is in the Rust `regex` crate's `\\w` (Alphabetic, marks, Nd, Pc, joiners): the `regex` module's `\\w`, among the code points HF's Unicode assigns."
+    return _WORD.match(c) is not None and (unicodedata.category(c) != "Cn" or _NEWER.match(c) is not None)  # (the `regex` module's tables are newer still)
 
 # %% ../nbs/01b_added_tokens.ipynb #d8456946
 class _Added(NamedTuple):
@@ -180,10 +179,6 @@ def _next_id(self: Tokenizer) -> int:
     return n
 
 @patch
-def _check_added(self: Tokenizer, token: AddedToken):
-    "Refuse an added token this tokenizer cannot match (subclasses narrow it down)."
-
-@patch
 def add_special_tokens(self: Tokenizer,
                        tokens: Iterable[str | AddedToken],  # contents, or `AddedToken`s for the other flags
                       ) -> list[int]:
@@ -192,12 +187,18 @@ def add_special_tokens(self: Tokenizer,
     ids = []
     for t in tokens:
         t = replace(t, special=True) if isinstance(t, AddedToken) else AddedToken(t)  # which checks the content
-        self._check_added(t)
-        i, known = self._vocab.get(t.content), self._added.get(t.content)
-        in_model = known.in_model if known else i is not None
-        self._register_added(t, self._next_id() if i is None else i, in_model)
+        self._add(t)
         ids.append(self._vocab[t.content])
     return ids
+
+@patch
+def _add(self: Tokenizer, token: AddedToken) -> bool:
+    "Make `token` an added token (a content in the vocabulary keeps its id, a new one gets the next); whether that changed anything."
+    known = self._added.get(token.content)
+    if known is not None and known.token == token: return False  # (as it is already)
+    i = self._vocab.get(token.content)
+    self._register_added(token, self._next_id() if i is None else i, known.in_model if known else i is not None)
+    return True
 
 # %% ../nbs/01b_added_tokens.ipynb #tk-addtokens
 @patch
@@ -206,16 +207,7 @@ def add_tokens(self: Tokenizer,
               ) -> int:
     "Add `tokens` as ordinary (not special) added tokens; how many changed the added vocabulary."
     if isinstance(tokens, (str, AddedToken)): raise TypeError("tokens must be a list of str or AddedToken, got one: wrap it in a list")
-    changed = 0
-    for t in tokens:
-        t = t if isinstance(t, AddedToken) else AddedToken(t, special=False, normalized=True)
-        known = self._added.get(t.content)
-        if known is not None and known.token == t: continue  # (as it is already)
-        self._check_added(t)
-        i = self._vocab.get(t.content)
-        self._register_added(t, self._next_id() if i is None else i, known.in_model if known else i is not None)
-        changed += 1
-    return changed
+    return sum(self._add(t if isinstance(t, AddedToken) else AddedToken(t, special=False, normalized=True)) for t in tokens)
 
 @patch
 def get_added_tokens_decoder(self: Tokenizer) -> dict[int, AddedToken]:

@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import groupby
 import regex
 from .parts import _refuse, _sequence_parts, Normalized, part
 from .normalizers import Replace
@@ -77,23 +78,19 @@ class BPEDecoder:
 # %% ../nbs/06b_decoders.ipynb #34984020
 _BYTE_TOKEN = regex.compile(r"<0x([0-9A-Fa-f]{2})>")
 
+def _bytes_text(run: list[str]) -> list[str]:
+    "The text of a run of `<0xNN>` pieces: its bytes as UTF-8, or `�` for each byte where they are not UTF-8."
+    data = bytes(int(t[3:5], 16) for t in run)
+    try: return [data.decode("utf-8")]
+    except UnicodeDecodeError: return ["\ufffd"] * len(data)
+
 @part("decoder", "ByteFallback")
 @dataclass
 class ByteFallback:
     "Runs of `<0xNN>` pieces read back as their UTF-8 text (`�` for each byte of a run that is not UTF-8)."
     def decode_chain(self, tokens):
-        out, run = [], []
-        def flush():
-            if run:
-                try: out.append(bytes(run).decode("utf-8"))
-                except UnicodeDecodeError: out.extend("\ufffd" * len(run))
-                run.clear()
-        for t in tokens:
-            m = _BYTE_TOKEN.fullmatch(t)
-            if m: run.append(int(m[1], 16))
-            else: flush(); out.append(t)
-        flush()
-        return out
+        runs = groupby(tokens, lambda t: _BYTE_TOKEN.fullmatch(t) is not None)  # (byte pieces or not, each run whole)
+        return [t for is_bytes, run in runs for t in (_bytes_text(list(run)) if is_bytes else run)]
 
 # %% ../nbs/06b_decoders.ipynb #44790fac
 @part("decoder", "Fuse")
@@ -137,8 +134,7 @@ class CTC:
     word_delimiter_token: str = "|"
     cleanup: bool = True
     def decode_chain(self, tokens):
-        out = [t for k, t in enumerate(tokens) if (k == 0 or t != tokens[k - 1]) and t != self.pad_token]
-        out = [t.replace(self.word_delimiter_token, " ") for t in out]
+        out = [t.replace(self.word_delimiter_token, " ") for t, _ in groupby(tokens) if t != self.pad_token]  # (a run of repeats is one token)
         return [_clean(t) for t in out] if self.cleanup else out
 
 # %% ../nbs/06b_decoders.ipynb #334b0b98

@@ -132,9 +132,10 @@ class ByteLevelProcessing:
     trim_offsets: bool = True
     use_regex: bool = True  # (read by the pre-tokenizer)
     def added(self, pair): return 0
-    def process(self, encs, add_special_tokens, trim=None):  # `trim`: a faster `trim_offsets` (the fast path's)
-        encs = [(trim or trim_offsets)(t, self.add_prefix_space) for t in encs] if self.trim_offsets else encs
-        return Tokens.join(encs)
+    def process_each(self, encs, add_special_tokens, trim=None) -> list[Tokens]:  # `trim`: a faster `trim_offsets` (the fast path's)
+        "Each text's tokens trimmed, still apart (HF's `process_encodings`: a `Sequence` hands them on so to its next part)."
+        return [(trim or trim_offsets)(t, self.add_prefix_space) for t in encs] if self.trim_offsets else encs
+    def process(self, encs, add_special_tokens, trim=None): return Tokens.join(self.process_each(encs, add_special_tokens, trim))
 
 # %% ../nbs/06a_processors.ipynb #6e0d91c8
 def _check_pairs(p):
@@ -189,11 +190,12 @@ class ProcessorSequence:
     processors: list
     def __post_init__(self): self.processors = _sequence_parts("post_processor", self.processors, self)
     def added(self, pair): return sum(p.added(pair) for p in self.processors)
-    def process(self, encs, add_special_tokens, trim=None):
-        for p in self.processors[:-1]:  # HF passes the parts on separately until the last
-            if isinstance(p, ByteLevelProcessing): encs = [(trim or trim_offsets)(t, p.add_prefix_space) if p.trim_offsets else t for t in encs]
-            else: encs = [p.process(encs, add_special_tokens, trim)]
-        return self.processors[-1].process(encs, add_special_tokens, trim) if self.processors else Tokens.join(encs)
+    def process_each(self, encs, add_special_tokens, trim=None) -> list[Tokens]:
+        "Each part's result handed to the next: apart where the part keeps the texts apart (it has `process_each`), else joined."
+        for p in self.processors:
+            encs = p.process_each(encs, add_special_tokens, trim) if hasattr(p, "process_each") else [p.process(encs, add_special_tokens, trim)]
+        return encs
+    def process(self, encs, add_special_tokens, trim=None): return Tokens.join(self.process_each(encs, add_special_tokens, trim))
 
 # %% ../nbs/06a_processors.ipynb #0d8ba5fc
 _TRUNCATION = {"direction": "Right", "max_length": 512, "strategy": "LongestFirst", "stride": 0}
