@@ -178,7 +178,7 @@ def _check_bpe(vocab, merges, byte_level, unk_token):
         raise TypeError("vocab must map str tokens to int ids")
     if len(set(vocab.values())) != len(vocab): raise ValueError("vocab assigns the same id to two tokens")
     for r, m in enumerate(merges):
-        if len(m) != 2 or not all(isinstance(p, str) for p in m):
+        if len(m) != 2 or not isinstance(m[0], str) or not isinstance(m[1], str):
             raise ValueError(f"merge {r} must be a pair of strings, got {m!r}")
         for part in (m[0], m[1], m[0] + m[1]):
             if part not in vocab: raise ValueError(f"merge {r} {m!r} refers to {part!r}, which is not in the vocab")
