@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass
 from functools import partial
 from .bpe import merge_ids
-from .unigram import Unigram
+from .unigram import Unigram, _byte_tokens
 from .wordpiece import wordpiece_split
 from .parts import _refuse, part
 from .pre_tokenizers import _BYTE_CHARS
@@ -84,11 +84,6 @@ class BPE:
         return {new: size[new] for new in made}
 
 # %% ../nbs/05d_models.ipynb #e36703d3
-def _byte_tokens(s: str, vocab) -> list[int] | None:
-    "The ids of `<0xNN>` for each UTF-8 byte of `s`, or `None` unless all of them are in `vocab`."
-    ids = [vocab.get(f"<0x{b:02X}>") for b in s.encode("utf-8", "surrogatepass")]
-    return None if None in ids else ids
-
 def _base_symbols(self: BPE, word: str) -> list[tuple[int, int, int]]:
     "`(id, start, end)` of the base symbols of `word`, by HF's `merge_word`: spans count UTF-8 bytes, dropped characters take none."
     v, out, unk, n, pos = self.vocab, [], None, len(word), 0
@@ -206,7 +201,7 @@ def _piece_ids_bpe(self: BPE, byte_level: bool):
 
 def _unigram_ids(m: Unigram, w: str) -> tuple | bool:
     "The ids of piece `w` by Viterbi (an unknown token as minus its length), or `False` where a token's text is not its part of `w` (byte fallback's `<0xNN>`)."
-    toks, unk = m._tokenize(w), m.unk_id  # (the caller caches the ids)
+    toks, unk = m.tokenize_uncached(w), m.unk_id  # (the caller caches the ids)
     ids = tuple(s - e if i == unk else i for i, s, e in toks)
     return ids if not m.byte_fallback or all(i < 0 or m.vocab[i][0] == w[s:e] for i, (_, s, e) in zip(ids, toks)) else False
 
@@ -233,4 +228,3 @@ def _token_widths(self: WordPieceModel) -> dict:
 
 WordPieceModel.token_widths = _token_widths
 BPE.piece_ids, Unigram.piece_ids, WordPieceModel.piece_ids = _piece_ids_bpe, _piece_ids_unigram, _piece_ids_wordpiece
-Unigram.tokenize_uncached = Unigram._tokenize  # for a caller that caches the result itself
