@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from .bpe import _check_text, _surrogate_error
 from .core import check_positive_int, moved_names
 from .parts import _SURROGATE_RE
 
@@ -63,12 +64,9 @@ BERT_SPECIAL_TOKENS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")  # BERT's, 
 
 # %% ../nbs/05b_wordpiece.ipynb #wp000007
 def _check_unicode(text, name: str):
-    "`TypeError`/`ValueError` naming `name` unless `text` is a str of valid Unicode (no lone surrogates)."
-    if not isinstance(text, str): raise TypeError(f"{name} must be a str, got {type(text).__name__}")
-    if not text.isascii():
-        m = _SURROGATE_RE.search(text)
-        if m: raise ValueError(f"{name} holds a lone surrogate U+{ord(m.group()):04X} at index {m.start()}: "
-                               "that is not valid Unicode text (decode the bytes with a proper codec first)")
+    "`TypeError`/`ValueError` naming `name` unless `text` is a str of valid Unicode (no lone surrogates): the BPE notebook's checks."
+    _check_text(text, name)
+    if not text.isascii() and _SURROGATE_RE.search(text): raise _surrogate_error(text, name)
 
 # %% ../nbs/05b_wordpiece.ipynb #16b136fc
 def _read_vocab_txt(path: Path) -> dict[str, int]:
