@@ -5,20 +5,15 @@
 # %% ../nbs/05a_bpe.ipynb #cf05a751
 from __future__ import annotations
 
-import heapq
-import json
-import re
 import sys
-import unicodedata
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
-from functools import lru_cache
 from heapq import heapify, heappop, heappush
-from itertools import accumulate, chain, islice, repeat
+from itertools import repeat
 from pathlib import Path
 
 from .core import check_positive_int, moved_names
-from .pre_tokenizers import GPT2_PATTERN, bytes_to_unicode, pretokenize
+from .pre_tokenizers import bytes_to_unicode, pretokenize
 
 # %% auto #0
 __all__ = ['SHORT_WORD', 'count_pairs', 'merge_symbols', 'bpe_merge_word', 'pair_table', 'merge_ids_heap', 'merge_ids_short',
@@ -47,6 +42,14 @@ def merge_symbols(
     return tuple(out)
 
 # %% ../nbs/05a_bpe.ipynb #01da1457
+def _occurrences(rs: list, best, j: int) -> list[int]:
+    "Positions of `best` in `rs` from its first, `j`, on, each not overlapping the one before (`a a a` -> `aa a`)."
+    hits = [j]
+    for _ in range(rs.count(best) - 1):
+        j = rs.index(best, j + 1)
+        if j > hits[-1] + 1: hits.append(j)
+    return hits
+
 def bpe_merge_word(
     symbols: list[str],  # the word as base symbols (characters or byte symbols)
     ranks: Mapping[tuple[str, str], int],  # merge -> its position in the merges list
@@ -59,12 +62,7 @@ def bpe_merge_word(
         best = min(rs)
         if best == never: break
         j = rs.index(best)  # a rank names one pair, so equal ranks are more occurrences of it
-        hits, merged = [j], symbols[j] + symbols[j + 1]
-        try:
-            while True:
-                j = rs.index(best, j + 1)
-                if j > hits[-1] + 1: hits.append(j)  # no overlaps: `a a a` -> `aa a`
-        except ValueError: pass
+        hits, merged = _occurrences(rs, best, j), symbols[j] + symbols[j + 1]
         for j in reversed(hits):  # right to left, so earlier positions stay valid; only the merged pair's neighbours change
             symbols[j:j + 2] = [merged]
             del rs[j]
@@ -120,13 +118,6 @@ def merge_ids_heap(
 # %% ../nbs/05a_bpe.ipynb #835248c5
 _NEVER = sys.maxsize  # above every packed (rank, id)
 
-def _occurrences(rs: list[int], best: int, j: int) -> list[int]:
-    "Positions of `best` in `rs` from `j` on, each not overlapping the one before (`a a a` -> `aa a`)."
-    hits = [j]
-    for k in range(j + 1, len(rs)):
-        if rs[k] == best and k > hits[-1] + 1: hits.append(k)
-    return hits
-
 def merge_ids_short(ids: list[int], pairs: dict[tuple[int, int], int], shift: int) -> list[int]:
     "The ids `bpe_merge_word` gives, by its own algorithm on packed ints: O(n²), the fastest for short words."
     get, mask = pairs.get, (1 << shift) - 1
@@ -178,7 +169,7 @@ def _check_bpe(vocab, merges, byte_level, unk_token):
         raise TypeError("vocab must map str tokens to int ids")
     if len(set(vocab.values())) != len(vocab): raise ValueError("vocab assigns the same id to two tokens")
     for r, m in enumerate(merges):
-        if len(m) != 2 or not all(isinstance(p, str) for p in m):
+        if len(m) != 2 or not isinstance(m[0], str) or not isinstance(m[1], str):
             raise ValueError(f"merge {r} must be a pair of strings, got {m!r}")
         for part in (m[0], m[1], m[0] + m[1]):
             if part not in vocab: raise ValueError(f"merge {r} {m!r} refers to {part!r}, which is not in the vocab")
@@ -248,12 +239,12 @@ def _learn_merges(words, freqs, id_to_tok, tok_to_id, vocab_size, min_frequency,
     for wi, (word, f) in enumerate(zip(words, freqs)):
         for pair in zip(word, word[1:]): counts[pair] += f; where[pair].add(wi)
     heap = [(-n, pair, 0, where[pair]) for pair, n in counts.items()]
-    heapq.heapify(heap)
+    heapify(heap)
     merges, wanted, serial = [], vocab_size - len(id_to_tok), 1
     while len(id_to_tok) < vocab_size and heap:
-        negn, pair, s, pos = heapq.heappop(heap)
+        negn, pair, s, pos = heappop(heap)
         if -negn != counts[pair]:  # stale: push back with the current count
-            heapq.heappush(heap, (-counts[pair], pair, s, pos)); continue
+            heappush(heap, (-counts[pair], pair, s, pos)); continue
         if -negn < max(min_frequency, 1): break
         a, b = pair
         tok = id_to_tok[a] + id_to_tok[b]
@@ -263,7 +254,7 @@ def _learn_merges(words, freqs, id_to_tok, tok_to_id, vocab_size, min_frequency,
         fresh = defaultdict(set)
         for wi in pos: _merge_word(words[wi], a, b, new, freqs[wi], counts, fresh, wi)
         for p, ws in fresh.items():
-            if counts[p] > 0: heapq.heappush(heap, (-counts[p], p, serial, ws)); serial += 1
+            if counts[p] > 0: heappush(heap, (-counts[p], p, serial, ws)); serial += 1
         if progress is not None and len(merges) % 100 == 0: progress(len(merges), wanted)
     if progress is not None: progress(len(merges), wanted)
     return merges
@@ -271,14 +262,13 @@ def _learn_merges(words, freqs, id_to_tok, tok_to_id, vocab_size, min_frequency,
 # %% ../nbs/05a_bpe.ipynb #1a0eac24
 def _word_counts(data, byte_level: bool) -> Counter:
     if isinstance(data, str): raise TypeError("texts_or_word_freqs must be an iterable of str or a dict word -> count, got one str")
+    counts = Counter()
     if isinstance(data, Mapping):
-        counts = Counter()
         for w, f in data.items():
             _check_text(w, "a word of texts_or_word_freqs")
             check_positive_int(f"the count of word {w!r}", f)
             counts[w] += f
     else:
-        counts = Counter()
         for t in data:
             _check_text(t, "each text of texts_or_word_freqs")
             counts.update(pretokenize(t))

@@ -8,9 +8,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import partial
-import regex
 from .bpe import merge_ids
-from .unigram import Unigram
+from .unigram import Unigram, _byte_tokens
 from .wordpiece import wordpiece_split
 from .parts import _refuse, part
 from .pre_tokenizers import _BYTE_CHARS
@@ -34,16 +33,14 @@ def bpe_merge_spans(
     return symbols
 
 # %% ../nbs/05d_models.ipynb #f5fa03cf
-_BYTE_PIECE = re.compile("<0x[0-9A-F]{2}>")  # byte fallback's pieces
-
 def _merges_list(raw, where) -> list[tuple[str, str]]:
+    "The merges as `(left, right)` pairs, each written `'a b'` or `['a', 'b']`; `Unsupported` naming `where` for an entry that is neither."
     out = []
     for m in raw:
         parts = m.split(" ") if isinstance(m, str) else m
-        if len(parts) == 2 and type(parts[0]) is str and type(parts[1]) is str: out.append((parts[0], parts[1])); continue  # (the common case)
-        if not (isinstance(parts, (list, tuple)) and len(parts) == 2 and all(isinstance(x, str) for x in parts)):
+        if not (isinstance(parts, (list, tuple)) and len(parts) == 2 and isinstance(parts[0], str) and isinstance(parts[1], str)):
             _refuse(where, "merges", f"entry {m!r} is not a pair of tokens")
-        out.append(tuple(parts))
+        out.append((parts[0], parts[1]))
     return out
 
 @part("model", "BPE")
@@ -66,9 +63,10 @@ class BPE:
         if self.dropout not in (None, 0, 0.0): _refuse(self, "dropout", f"{self.dropout} is not supported (only null)")
         self.merges = _merges_list(self.merges, self)
         v, cut = self.vocab, len(self.continuing_subword_prefix or "")
-        for k, (a, b) in enumerate(self.merges):
-            if a not in v or b not in v or a + b[cut:] not in v: _refuse(self, "merges", f"entry {k} {[a, b]} names a token not in the vocab")
-        self._ranks = {(v[a], v[b]): (r, v[a + b[cut:]]) for r, (a, b) in enumerate(self.merges)}  # a repeated pair: the last wins, as in HF
+        try: self._ranks = {(v[a], v[b]): (r, v[a + b[cut:]]) for r, (a, b) in enumerate(self.merges)}  # a repeated pair: the last wins, as in HF
+        except KeyError:  # (the look-ups are the check: the first merge naming a token not in the vocab)
+            k = next(k for k, (a, b) in enumerate(self.merges) if a not in v or b not in v or a + b[cut:] not in v)
+            _refuse(self, "merges", f"entry {k} {list(self.merges[k])} names a token not in the vocab")
         shift = max(v.values(), default=0).bit_length()
         self._pairs, self._shift = {p: r << shift | i for p, (r, i) in self._ranks.items()}, shift
         self._width = self._widths()
@@ -79,19 +77,13 @@ class BPE:
         them: `a</w>`, `##a`). `None` where the merges say otherwise (a byte-fallback piece `<0xNN>` is six characters for
         one symbol): then the reference is used."""
         prefix, suffix, made = self.continuing_subword_prefix or "", self.end_of_word_suffix or "", {new for _, new in self._ranks.values()}
-        token, width = {i: t for t, i in self.vocab.items()}, {}
         symbols = lambda t: len(t) - (len(prefix) if prefix and t.startswith(prefix) else 0) - (len(suffix) if suffix and t.endswith(suffix) else 0)
+        size = dict(zip(self.vocab.values(), map(symbols if prefix or suffix else len, self.vocab)))  # id -> symbols of its (last) token
         for (a, b), (_, new) in self._ranks.items():
-            wa, wb, width[new] = symbols(token[a]), symbols(token[b]), symbols(token[new])
-            if wa + wb != width[new] or a not in made and wa != 1 or b not in made and wb != 1: return None
-        return width
+            if size[a] + size[b] != size[new] or a not in made and size[a] != 1 or b not in made and size[b] != 1: return None
+        return {new: size[new] for new in made}
 
 # %% ../nbs/05d_models.ipynb #e36703d3
-def _byte_tokens(s: str, vocab) -> list[int] | None:
-    "The ids of `<0xNN>` for each UTF-8 byte of `s`, or `None` unless all of them are in `vocab`."
-    ids = [vocab.get(f"<0x{b:02X}>") for b in s.encode("utf-8", "surrogatepass")]
-    return None if None in ids else ids
-
 def _base_symbols(self: BPE, word: str) -> list[tuple[int, int, int]]:
     "`(id, start, end)` of the base symbols of `word`, by HF's `merge_word`: spans count UTF-8 bytes, dropped characters take none."
     v, out, unk, n, pos = self.vocab, [], None, len(word), 0
@@ -209,7 +201,7 @@ def _piece_ids_bpe(self: BPE, byte_level: bool):
 
 def _unigram_ids(m: Unigram, w: str) -> tuple | bool:
     "The ids of piece `w` by Viterbi (an unknown token as minus its length), or `False` where a token's text is not its part of `w` (byte fallback's `<0xNN>`)."
-    toks, unk = m._tokenize(w), m.unk_id  # (the caller caches the ids)
+    toks, unk = m.tokenize_uncached(w), m.unk_id  # (the caller caches the ids)
     ids = tuple(s - e if i == unk else i for i, s, e in toks)
     return ids if not m.byte_fallback or all(i < 0 or m.vocab[i][0] == w[s:e] for i, (_, s, e) in zip(ids, toks)) else False
 
@@ -236,4 +228,3 @@ def _token_widths(self: WordPieceModel) -> dict:
 
 WordPieceModel.token_widths = _token_widths
 BPE.piece_ids, Unigram.piece_ids, WordPieceModel.piece_ids = _piece_ids_bpe, _piece_ids_unigram, _piece_ids_wordpiece
-Unigram.tokenize_uncached = Unigram._tokenize  # for a caller that caches the result itself

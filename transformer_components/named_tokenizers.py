@@ -62,7 +62,7 @@ def _unreachable(vocab: Mapping[str, int], merges, byte_level: bool, unk_token: 
     "The tokens no merge makes that are not base symbols (nor `unk_token`): BPE alone never produces them."
     made = {a + b for a, b in merges}
     base = set(bytes_to_unicode().values()) if byte_level else {t for t in vocab if len(t) == 1}
-    return [t for t in sorted(vocab, key=vocab.get) if t not in made and t not in base and t != unk_token]
+    return sorted((t for t in vocab if t not in made and t not in base and t != unk_token), key=vocab.get)
 
 @patch(cls_method=True)
 def from_files(cls: BPETokenizer,

@@ -69,6 +69,11 @@ def viterbi_pruned(
     return out[::-1]
 
 # %% ../nbs/05c_unigram.ipynb #72185828
+def _byte_tokens(s: str, vocab) -> list[int] | None:
+    "The ids of `<0xNN>` for each UTF-8 byte of `s`, or `None` unless all of them are in `vocab` (byte fallback)."
+    ids = [vocab.get(f"<0x{b:02X}>") for b in s.encode("utf-8", "surrogatepass")]
+    return None if None in ids else ids
+
 class UnigramError(ValueError):
     "A Unigram model's JSON is not one this library reads."
 
@@ -96,10 +101,10 @@ class Unigram:
         got = self._cache.get(word)
         if got is None:
             if len(self._cache) > 100_000: self._cache.clear()
-            got = self._cache[word] = self._tokenize(word)
+            got = self._cache[word] = self.tokenize_uncached(word)
         return got
 
-    def _tokenize(self, word: str) -> list[tuple[int, int, int]]:
+    def tokenize_uncached(self, word: str) -> list[tuple[int, int, int]]:
         "`tokenize` without its cache, for a caller that keeps its own (one cache fewer for the garbage collector to scan)."
         out, fused = [], []  # fused: consecutive unknown pieces (HF fuses them)
         cut = viterbi_pruned(word, self.table, self.unk_score) or viterbi(word, self.scores, self.unk_score, self.max_len)  # (`[]` for "")
@@ -113,9 +118,7 @@ class Unigram:
     def _unknown(self, word: str, s: int, e: int) -> list[tuple[int, int, int]]:
         "Tokens of the fused unknown text `word[s:e]`: itself if a piece (the unknown piece's own text), its bytes, or `unk_id`."
         if word[s:e] in self.ids: return [(self.ids[word[s:e]], s, e)]
-        if self.byte_fallback:
-            ids = [self.ids.get(f"<0x{b:02X}>") for b in word[s:e].encode("utf-8", "surrogatepass")]
-            if None not in ids: return [(i, s, e) for i in ids]
+        if self.byte_fallback and (ids := _byte_tokens(word[s:e], self.ids)) is not None: return [(i, s, e) for i in ids]
         if self.unk_id is None: raise UnigramError(f"model Unigram: {word[s:e]!r} has no piece and the model has no unk_id")
         return [(self.unk_id, s, e)]
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from .bpe import _check_text, _surrogate_error
 from .core import check_positive_int, moved_names
 from .parts import _SURROGATE_RE
 
@@ -38,26 +39,20 @@ def wordpiece_split(
     return pieces
 
 # %% ../nbs/05b_wordpiece.ipynb #wp000003
-def _vocab_from_list(tokens, name):
-    seen = {}
-    for i, t in enumerate(tokens):
-        if t in seen: raise ValueError(f"{name} lists {t!r} twice (positions {seen[t]} and {i})")
-        seen[t] = i
-    return seen
-
-def _check_vocab(vocab, name):
-    ids = {}
-    for t, i in vocab.items():
-        if not isinstance(t, str) or not t: raise ValueError(f"{name} holds a token that is not a non-empty str: {t!r}")
-        check_positive_int(f"{name}[{t!r}]", i, allow_zero=True)
-        if i in ids: raise ValueError(f"{name} gives id {i} to both {ids[i]!r} and {t!r}")
-        ids[i] = t
-
 def _checked_vocab(vocab, unk_token, cls_token, sep_token) -> dict[str, int]:
     "`vocab` as a checked token -> id dict holding the unknown token (and `[CLS]`/`[SEP]` unless both are `None`)."
-    if isinstance(vocab, (list, tuple)): vocab = _vocab_from_list(vocab, "vocab")
+    if isinstance(vocab, (list, tuple)):  # tokens in id order
+        listed, vocab = vocab, {}
+        for i, t in enumerate(listed):
+            if t in vocab: raise ValueError(f"vocab lists {t!r} twice (positions {vocab[t]} and {i})")
+            vocab[t] = i
     if not isinstance(vocab, dict): raise TypeError(f"vocab must be a dict token -> id or a list of tokens, got {type(vocab).__name__}")
-    _check_vocab(vocab, "vocab")
+    token_of = {}  # id -> the token given it
+    for t, i in vocab.items():
+        if not isinstance(t, str) or not t: raise ValueError(f"vocab holds a token that is not a non-empty str: {t!r}")
+        check_positive_int(f"vocab[{t!r}]", i, allow_zero=True)
+        if i in token_of: raise ValueError(f"vocab gives id {i} to both {token_of[i]!r} and {t!r}")
+        token_of[i] = t
     for name, tok in (("unk_token", unk_token), ("cls_token", cls_token), ("sep_token", sep_token)):
         if tok is None and name != "unk_token": continue
         if tok not in vocab: raise ValueError(f"{name} {tok!r} is not in the vocabulary ({len(vocab)} tokens)")
@@ -69,12 +64,9 @@ BERT_SPECIAL_TOKENS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")  # BERT's, 
 
 # %% ../nbs/05b_wordpiece.ipynb #wp000007
 def _check_unicode(text, name: str):
-    "`TypeError`/`ValueError` naming `name` unless `text` is a str of valid Unicode (no lone surrogates)."
-    if not isinstance(text, str): raise TypeError(f"{name} must be a str, got {type(text).__name__}")
-    if not text.isascii():
-        m = _SURROGATE_RE.search(text)
-        if m: raise ValueError(f"{name} holds a lone surrogate U+{ord(m.group()):04X} at index {m.start()}: "
-                               "that is not valid Unicode text (decode the bytes with a proper codec first)")
+    "`TypeError`/`ValueError` naming `name` unless `text` is a str of valid Unicode (no lone surrogates): the BPE notebook's checks."
+    _check_text(text, name)
+    if not text.isascii() and _SURROGATE_RE.search(text): raise _surrogate_error(text, name)
 
 # %% ../nbs/05b_wordpiece.ipynb #16b136fc
 def _read_vocab_txt(path: Path) -> dict[str, int]:

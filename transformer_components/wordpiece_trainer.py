@@ -93,10 +93,11 @@ def train_wordpiece(
 ) -> tuple[list[str], list[tuple[str, str]]]:
     "The vocabulary (in id order) and the merges, in the order they were made."
     check_choice("criterion", criterion, ("frequency", "gain", "likelihood")); check_positive_int("vocab_size", vocab_size)
-    if fast and criterion == "frequency": return _train_by_count(word_counts, vocab_size, special_tokens, prefix, progress)
     words, freqs = _initial_units(word_counts, prefix)
-    vocab = list(dict.fromkeys(special_tokens))  # the specials, then the alphabet: every unit of every word
-    vocab += sorted({u for units in words for u in units} - set(vocab))
+    alphabet = sorted({u for units in words for u in units})  # every unit of every word
+    vocab = list(dict.fromkeys(special_tokens))  # the specials, then the alphabet
+    vocab += sorted(set(alphabet) - set(vocab))
+    if fast and criterion == "frequency": return _train_by_count(words, freqs, alphabet, vocab, vocab_size, prefix, progress)
     known = set(vocab)
     unit_freq, pair_count, where, pairs_of = state = _unit_and_pair_counts(words, freqs)
     score, by_units = _pair_score(criterion, max(sum(unit_freq.values()), 1)), criterion != "frequency"
@@ -123,14 +124,10 @@ def train_wordpiece(
     return vocab, merges
 
 # %% ../nbs/05b_wordpiece_trainer.ipynb #951e2ebe
-def _train_by_count(word_counts, vocab_size, special_tokens, prefix, progress):
-    "`train_wordpiece` with BPE's rule on integer unit ids: `(vocab, merges)`."
-    strings, _ = _initial_units(word_counts, prefix)
-    vocab = list(dict.fromkeys(special_tokens))
-    tok = sorted({u for units in strings for u in units})  # unit id -> text
-    vocab += sorted(set(tok) - set(vocab))
+def _train_by_count(words, freqs, tok, vocab, vocab_size, prefix, progress):
+    "`train_wordpiece` with BPE's rule on integer unit ids (`tok`: the alphabet, then each new unit), from its words as units and its first `vocab`: `(vocab, merges)`."
     ids, known = {t: i for i, t in enumerate(tok)}, set(vocab)
-    words, freqs = [[ids[u] for u in units] for units in strings], list(word_counts.values())
+    words = [[ids[u] for u in units] for units in words]
     counts, where = defaultdict(int), defaultdict(set)
     for wi, (w, f) in enumerate(zip(words, freqs)):
         for q in zip(w, w[1:]): counts[q] += f; where[q].add(wi)
