@@ -11,7 +11,7 @@ import struct
 import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import accumulate, repeat
+from itertools import accumulate, groupby, repeat
 import regex
 from .added_tokens import WHITE_SPACE
 from .parts import (_ASCII_CONTROL_RE, _CJK_RE, _CONTROL_RE, _LOWER_EXTRA, _LOWER_EXTRA_RE, _MARK_RE, _NFD_KEEP,
@@ -47,12 +47,8 @@ def _ccc(c: str) -> int:
 def unicode_changes(text: str, form: str) -> list[tuple[str, int]]:
     "`(char, change)` of `unicodedata.normalize(form, text)`, as HF's Unicode normalizers align them."
     out = [(d, k > 0) for c in text for k, d in enumerate(_decomposition(c, "NFKD" if "K" in form else "NFD"))]
-    k = 0
-    while k < len(out):  # canonical order: each run of combining marks sorted by class, stably
-        j = k
-        while j < len(out) and _ccc(out[j][0]): j += 1
-        if j > k + 1: out[k:j] = sorted(out[k:j], key=lambda p: _ccc(p[0]))
-        k = j + 1
+    cls = lambda p: _ccc(p[0])  # canonical order: each run of combining marks sorted by class, stably
+    out = [p for marks, run in groupby(out, lambda p: cls(p) > 0) for p in (sorted(run, key=cls) if marks else run)]
     if form in ("NFD", "NFKD"): return [(c, int(ch)) for c, ch in out]
     comp, starter, last = [], None, None
     for c, ch in out:
@@ -238,12 +234,6 @@ class CharsMap:
 
 _GRAPHEME = regex.compile(r"\X")
 
-def _spm_changes(old: str, new: str) -> list[tuple[str, int]]:
-    "HF's changes for replacing `old` by `new`: +0 each, the extra characters +1, or the shortfall on the last one."
-    out, diff = [(c, 0) for c in new], len(new) - len(old)
-    for k in range(max(diff, 0)): out[-1 - k] = (out[-1 - k][0], 1)
-    return out, min(diff, 0)
-
 @part("normalizer", "Precompiled")
 @dataclass
 class Precompiled:
@@ -257,10 +247,10 @@ class Precompiled:
     def normalize(self, n: Normalized) -> Normalized:
         if self._map is None: return n
         changes, modified, look = [], False, self._map.lookup
-        def put(old, new):
-            out, short = _spm_changes(old, new)
-            changes.extend(out)
-            if short and changes: changes[-1] = (changes[-1][0], changes[-1][1] + short)
+        def put(old, new):  # HF's changes for `old` replaced by `new`: +0 each, the extra characters +1, or the shortfall on the last one
+            extra = len(new) - len(old)
+            changes.extend((c, int(k >= len(new) - extra)) for k, c in enumerate(new))
+            if extra < 0 and changes: changes[-1] = (changes[-1][0], changes[-1][1] + extra)
         for g in (n.text[slice(*m.span())] for m in finditer(_GRAPHEME, n.text)):
             new = look(g) if len(g.encode("utf-8")) < 6 else None
             if new is not None: put(g, new); modified = True; continue
@@ -331,8 +321,6 @@ CharsMap._sort_chars, CharsMap.cut, CharsMap._split = _sort_chars, _cut_replaced
 CharsMap._known = property(lambda self: self.__dict__.setdefault("_sets", (set(), set(), {}, set())))  # plain, prefix; replaced -> new; joins
 
 # %% ../nbs/04b_normalizers.ipynb #f00ab158
-_ASCII_CONTROL = re.compile("[\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f]")  # the characters of `_CONTROL_RE` in ASCII
-
 def _positions(text: str, pos) -> list[int]:
     "`pos` (see below) as a list: the original position of each character of `text`."
     return pos if type(pos) is list else [pos[1]] * pos[0] + list(range(pos[1], pos[1] + len(text) - pos[0]))
@@ -390,7 +378,7 @@ _UnicodeForm.quick = StripAccents.quick = _quick_ascii  # (NFC, NFD, NFKC and NF
 def _quick_bert(self: BertNormalizer, text: str, pos):
     """BERT's four steps where each character becomes one: ASCII by `WordPiece`'s own function, else each character as
     the reference makes it alone (once per character; the steps look at no neighbour), where that is one character."""
-    if self.clean_text and not text.isprintable() and _ASCII_CONTROL.search(text): return None  # (printable text holds none: no search)
+    if self.clean_text and not text.isprintable() and _ASCII_CONTROL_RE.search(text): return None  # (printable text holds none: no search)
     if text.isascii(): return _normalize_ascii(text, self.lowercase, self.clean_text), pos  # (the common case)
     table, seen, several = self.__dict__.setdefault("_chars", ({}, set(), set()))  # ord -> its one character; those that become 0, 2, ...
     for c in set(text) - seen:
