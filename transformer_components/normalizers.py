@@ -74,8 +74,7 @@ NFC, NFD, NFKC, NFKD = (part("normalizer", f)(type(f, (_UnicodeForm,), {"__doc__
 
 # %% ../nbs/04b_normalizers.ipynb #36f4e2a2
 def _nfd(s: str) -> str:
-    "NFD as HF computes it."
-    if _NFD_KEEP not in s: return unicodedata.normalize("NFD", s)
+    "NFD as HF computes it (`_NFD_KEEP` left as it is)."
     return _NFD_KEEP.join(unicodedata.normalize("NFD", p) for p in s.split(_NFD_KEEP))
 
 # %% ../nbs/04b_normalizers.ipynb #e9c3e7d4
@@ -118,11 +117,11 @@ class Strip:
     "White space removed from the left and/or the right end."
     strip_left: bool = True  # strip white space at the start
     strip_right: bool = True  # and at the end
-    def normalize(self, n: Normalized) -> Normalized:
-        t, ws = n.text, WHITE_SPACE
-        a = len(t) - len(t.lstrip(ws)) if self.strip_left else 0
-        b = len(t.rstrip(ws)) if self.strip_right else len(t)
-        return n.slice(a, max(a, b))
+    def _bounds(self, t: str) -> tuple[int, int]:
+        "Where what stays of `t` starts and ends."
+        a = len(t) - len(t.lstrip(WHITE_SPACE)) if self.strip_left else 0
+        return a, max(a, len(t.rstrip(WHITE_SPACE)) if self.strip_right else len(t))
+    def normalize(self, n: Normalized) -> Normalized: return n.slice(*self._bounds(n.text))
 
 # %% ../nbs/04b_normalizers.ipynb #019d4772b
 _LITERAL_CLASS = regex.compile(r"\[((?:\\x\{[0-9A-Fa-f]+\}|[^\\\[\]^&\-])+)\]")  # a class of characters written as themselves or by code point
@@ -134,6 +133,13 @@ def _one_for_one(pattern: dict, content: str) -> dict | None:
     m = _LITERAL_CLASS.fullmatch(pattern.get("Regex") or "")
     return m and {int(t[3:-1], 16) if len(t) > 1 else ord(t): content for t in regex.findall(r"\\x\{[0-9A-Fa-f]+\}|.", m.group(1), regex.S)}
 
+def _replaced(text: str, at: list, spans: list[tuple[int, int]], content: str, start=None) -> tuple[str, list]:
+    """`text` with `content` for each of `spans`, and `at` (an entry for each character) with it: each character of
+    `content` takes the entry of the span's last character (`start` for a span that ends where the text starts)."""
+    out, new, last = [], [], 0
+    for s, e in spans: out += [text[last:s], content]; new += at[last:s] + [at[e - 1] if e else start] * len(content); last = e
+    return "".join(out) + text[last:], new + at[last:]
+
 @part("normalizer", "Replace")
 @dataclass
 class Replace:
@@ -144,16 +150,9 @@ class Replace:
 
     def normalize(self, n: Normalized) -> Normalized:
         if self._table is not None: return Normalized(n.text.translate(self._table), n.align)  # fast path: one character for one
-        matches = find_spans(self._re, n.text, self)
-        if not matches: return n
-        text, align, last, new = n.text, n.align, 0, []
-        for s, e in matches:
-            new.append(Normalized(text[last:s], align[last:s]))
-            a = align[e - 1] if e else (align[0][0], align[0][0])  # an empty match at the start: no character before it
-            new.append(Normalized(self.content, [a] * len(self.content)))
-            last = e
-        new.append(n.slice(last, len(text)))
-        return Normalized("".join(x.text for x in new), [a for x in new for a in x.align])
+        spans = find_spans(self._re, n.text, self)
+        if not spans: return n
+        return Normalized(*_replaced(n.text, n.align, spans, self.content, (n.align[0][0],) * 2))  # (an empty match at the start: no character before it)
 
 # %% ../nbs/04b_normalizers.ipynb #ab75e201
 @part("normalizer", "Prepend")
@@ -357,8 +356,7 @@ def _quick_ascii(self, text: str, pos):
     return (text, pos) if text.isascii() else None
 
 def _quick_strip(self: Strip, text: str, pos):
-    a = len(text) - len(text.lstrip(WHITE_SPACE)) if self.strip_left else 0
-    b = max(a, len(text.rstrip(WHITE_SPACE)) if self.strip_right else len(text))
+    a, b = self._bounds(text)
     if a == 0 and b == len(text): return text, pos
     return text[a:b], (pos[0], pos[1] + a) if type(pos) is tuple and not (a and pos[0]) and b >= pos[0] else _positions(text, pos)[a:b]
 
@@ -367,9 +365,7 @@ def _quick_replace(self: Replace, text: str, pos):
     spans = find_spans(self._re, text, self)
     if not spans: return text, pos
     if spans[0][1] == 0 and self.content: return None  # inserted at the start, the content stands for no character
-    pos, out, new, last = _positions(text, pos), [], [], 0
-    for s, e in spans: out += [text[last:s], self.content]; new += pos[last:s] + [pos[e - 1]] * len(self.content); last = e
-    return "".join(out) + text[last:], new + pos[last:]
+    return _replaced(text, _positions(text, pos), spans, self.content)
 
 NormalizerSequence.quick, Prepend.quick, Lowercase.quick, Strip.quick, Replace.quick = _quick_sequence, _quick_prepend, _quick_lowercase, _quick_strip, _quick_replace
 _UnicodeForm.quick = StripAccents.quick = _quick_ascii  # (NFC, NFD, NFKC and NFKD share `_UnicodeForm`'s)
