@@ -167,9 +167,7 @@ def _pattern(p, where) -> regex.Pattern:
 class _LazyTable(dict):
     "A `str.translate` table, code point -> `of(character)`, each entry worked out when `str.translate` first asks for it."
     def __init__(self, of): self.of = of
-    def __missing__(self, cp: int) -> str:
-        v = self[cp] = self.of(chr(cp))
-        return v
+    def __missing__(self, cp: int) -> str: return self.setdefault(cp, self.of(chr(cp)))
 
 # code point -> itself, or U+0378 (never assigned) when HF's regex engine, at Unicode 16, has it unassigned
 _UNASSIGNED = _LazyTable(lambda c: "\u0378" if unicodedata.category(c) == "Cn" and not _NEWER.match(c) else c)

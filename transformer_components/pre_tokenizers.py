@@ -244,8 +244,7 @@ class Metaspace:
 
     @staticmethod
     def legacy(d: dict) -> dict:
-        if "add_prefix_space" in d and "prepend_scheme" not in d: d["prepend_scheme"] = "always" if d["add_prefix_space"] else "never"
-        d.pop("add_prefix_space", None)
+        if "add_prefix_space" in d: d.setdefault("prepend_scheme", "always" if d.pop("add_prefix_space") else "never")
         return d
 
     def __post_init__(self):
