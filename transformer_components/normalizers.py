@@ -11,7 +11,7 @@ import struct
 import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import accumulate, repeat
+from itertools import accumulate, groupby, repeat
 import regex
 from .added_tokens import WHITE_SPACE
 from .parts import (_ASCII_CONTROL_RE, _CJK_RE, _CONTROL_RE, _LOWER_EXTRA, _LOWER_EXTRA_RE, _MARK_RE, _NFD_KEEP,
@@ -47,12 +47,8 @@ def _ccc(c: str) -> int:
 def unicode_changes(text: str, form: str) -> list[tuple[str, int]]:
     "`(char, change)` of `unicodedata.normalize(form, text)`, as HF's Unicode normalizers align them."
     out = [(d, k > 0) for c in text for k, d in enumerate(_decomposition(c, "NFKD" if "K" in form else "NFD"))]
-    k = 0
-    while k < len(out):  # canonical order: each run of combining marks sorted by class, stably
-        j = k
-        while j < len(out) and _ccc(out[j][0]): j += 1
-        if j > k + 1: out[k:j] = sorted(out[k:j], key=lambda p: _ccc(p[0]))
-        k = j + 1
+    cls = lambda p: _ccc(p[0])  # canonical order: each run of combining marks sorted by class, stably
+    out = [p for marks, run in groupby(out, lambda p: cls(p) > 0) for p in (sorted(run, key=cls) if marks else run)]
     if form in ("NFD", "NFKD"): return [(c, int(ch)) for c, ch in out]
     comp, starter, last = [], None, None
     for c, ch in out:
@@ -78,8 +74,7 @@ NFC, NFD, NFKC, NFKD = (part("normalizer", f)(type(f, (_UnicodeForm,), {"__doc__
 
 # %% ../nbs/04b_normalizers.ipynb #36f4e2a2
 def _nfd(s: str) -> str:
-    "NFD as HF computes it."
-    if _NFD_KEEP not in s: return unicodedata.normalize("NFD", s)
+    "NFD as HF computes it (`_NFD_KEEP` left as it is)."
     return _NFD_KEEP.join(unicodedata.normalize("NFD", p) for p in s.split(_NFD_KEEP))
 
 # %% ../nbs/04b_normalizers.ipynb #e9c3e7d4
@@ -122,11 +117,11 @@ class Strip:
     "White space removed from the left and/or the right end."
     strip_left: bool = True  # strip white space at the start
     strip_right: bool = True  # and at the end
-    def normalize(self, n: Normalized) -> Normalized:
-        t, ws = n.text, WHITE_SPACE
-        a = len(t) - len(t.lstrip(ws)) if self.strip_left else 0
-        b = len(t.rstrip(ws)) if self.strip_right else len(t)
-        return n.slice(a, max(a, b))
+    def _bounds(self, t: str) -> tuple[int, int]:
+        "Where what stays of `t` starts and ends."
+        a = len(t) - len(t.lstrip(WHITE_SPACE)) if self.strip_left else 0
+        return a, max(a, len(t.rstrip(WHITE_SPACE)) if self.strip_right else len(t))
+    def normalize(self, n: Normalized) -> Normalized: return n.slice(*self._bounds(n.text))
 
 # %% ../nbs/04b_normalizers.ipynb #019d4772b
 _LITERAL_CLASS = regex.compile(r"\[((?:\\x\{[0-9A-Fa-f]+\}|[^\\\[\]^&\-])+)\]")  # a class of characters written as themselves or by code point
@@ -138,6 +133,13 @@ def _one_for_one(pattern: dict, content: str) -> dict | None:
     m = _LITERAL_CLASS.fullmatch(pattern.get("Regex") or "")
     return m and {int(t[3:-1], 16) if len(t) > 1 else ord(t): content for t in regex.findall(r"\\x\{[0-9A-Fa-f]+\}|.", m.group(1), regex.S)}
 
+def _replaced(text: str, at: list, spans: list[tuple[int, int]], content: str, start=None) -> tuple[str, list]:
+    """`text` with `content` for each of `spans`, and `at` (an entry for each character) with it: each character of
+    `content` takes the entry of the span's last character (`start` for a span that ends where the text starts)."""
+    out, new, last = [], [], 0
+    for s, e in spans: out += [text[last:s], content]; new += at[last:s] + [at[e - 1] if e else start] * len(content); last = e
+    return "".join(out) + text[last:], new + at[last:]
+
 @part("normalizer", "Replace")
 @dataclass
 class Replace:
@@ -148,16 +150,9 @@ class Replace:
 
     def normalize(self, n: Normalized) -> Normalized:
         if self._table is not None: return Normalized(n.text.translate(self._table), n.align)  # fast path: one character for one
-        matches = find_spans(self._re, n.text, self)
-        if not matches: return n
-        text, align, last, new = n.text, n.align, 0, []
-        for s, e in matches:
-            new.append(Normalized(text[last:s], align[last:s]))
-            a = align[e - 1] if e else (align[0][0], align[0][0])  # an empty match at the start: no character before it
-            new.append(Normalized(self.content, [a] * len(self.content)))
-            last = e
-        new.append(n.slice(last, len(text)))
-        return Normalized("".join(x.text for x in new), [a for x in new for a in x.align])
+        spans = find_spans(self._re, n.text, self)
+        if not spans: return n
+        return Normalized(*_replaced(n.text, n.align, spans, self.content, (n.align[0][0],) * 2))  # (an empty match at the start: no character before it)
 
 # %% ../nbs/04b_normalizers.ipynb #ab75e201
 @part("normalizer", "Prepend")
@@ -238,12 +233,6 @@ class CharsMap:
 
 _GRAPHEME = regex.compile(r"\X")
 
-def _spm_changes(old: str, new: str) -> list[tuple[str, int]]:
-    "HF's changes for replacing `old` by `new`: +0 each, the extra characters +1, or the shortfall on the last one."
-    out, diff = [(c, 0) for c in new], len(new) - len(old)
-    for k in range(max(diff, 0)): out[-1 - k] = (out[-1 - k][0], 1)
-    return out, min(diff, 0)
-
 @part("normalizer", "Precompiled")
 @dataclass
 class Precompiled:
@@ -257,10 +246,10 @@ class Precompiled:
     def normalize(self, n: Normalized) -> Normalized:
         if self._map is None: return n
         changes, modified, look = [], False, self._map.lookup
-        def put(old, new):
-            out, short = _spm_changes(old, new)
-            changes.extend(out)
-            if short and changes: changes[-1] = (changes[-1][0], changes[-1][1] + short)
+        def put(old, new):  # HF's changes for `old` replaced by `new`: +0 each, the extra characters +1, or the shortfall on the last one
+            extra = len(new) - len(old)
+            changes.extend((c, int(k >= len(new) - extra)) for k, c in enumerate(new))
+            if extra < 0 and changes: changes[-1] = (changes[-1][0], changes[-1][1] + extra)
         for g in (n.text[slice(*m.span())] for m in finditer(_GRAPHEME, n.text)):
             new = look(g) if len(g.encode("utf-8")) < 6 else None
             if new is not None: put(g, new); modified = True; continue
@@ -331,8 +320,6 @@ CharsMap._sort_chars, CharsMap.cut, CharsMap._split = _sort_chars, _cut_replaced
 CharsMap._known = property(lambda self: self.__dict__.setdefault("_sets", (set(), set(), {}, set())))  # plain, prefix; replaced -> new; joins
 
 # %% ../nbs/04b_normalizers.ipynb #f00ab158
-_ASCII_CONTROL = re.compile("[\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f]")  # the characters of `_CONTROL_RE` in ASCII
-
 def _positions(text: str, pos) -> list[int]:
     "`pos` (see below) as a list: the original position of each character of `text`."
     return pos if type(pos) is list else [pos[1]] * pos[0] + list(range(pos[1], pos[1] + len(text) - pos[0]))
@@ -369,8 +356,7 @@ def _quick_ascii(self, text: str, pos):
     return (text, pos) if text.isascii() else None
 
 def _quick_strip(self: Strip, text: str, pos):
-    a = len(text) - len(text.lstrip(WHITE_SPACE)) if self.strip_left else 0
-    b = max(a, len(text.rstrip(WHITE_SPACE)) if self.strip_right else len(text))
+    a, b = self._bounds(text)
     if a == 0 and b == len(text): return text, pos
     return text[a:b], (pos[0], pos[1] + a) if type(pos) is tuple and not (a and pos[0]) and b >= pos[0] else _positions(text, pos)[a:b]
 
@@ -379,9 +365,7 @@ def _quick_replace(self: Replace, text: str, pos):
     spans = find_spans(self._re, text, self)
     if not spans: return text, pos
     if spans[0][1] == 0 and self.content: return None  # inserted at the start, the content stands for no character
-    pos, out, new, last = _positions(text, pos), [], [], 0
-    for s, e in spans: out += [text[last:s], self.content]; new += pos[last:s] + [pos[e - 1]] * len(self.content); last = e
-    return "".join(out) + text[last:], new + pos[last:]
+    return _replaced(text, _positions(text, pos), spans, self.content)
 
 NormalizerSequence.quick, Prepend.quick, Lowercase.quick, Strip.quick, Replace.quick = _quick_sequence, _quick_prepend, _quick_lowercase, _quick_strip, _quick_replace
 _UnicodeForm.quick = StripAccents.quick = _quick_ascii  # (NFC, NFD, NFKC and NFKD share `_UnicodeForm`'s)
@@ -390,7 +374,7 @@ _UnicodeForm.quick = StripAccents.quick = _quick_ascii  # (NFC, NFD, NFKC and NF
 def _quick_bert(self: BertNormalizer, text: str, pos):
     """BERT's four steps where each character becomes one: ASCII by `WordPiece`'s own function, else each character as
     the reference makes it alone (once per character; the steps look at no neighbour), where that is one character."""
-    if self.clean_text and not text.isprintable() and _ASCII_CONTROL.search(text): return None  # (printable text holds none: no search)
+    if self.clean_text and not text.isprintable() and _ASCII_CONTROL_RE.search(text): return None  # (printable text holds none: no search)
     if text.isascii(): return _normalize_ascii(text, self.lowercase, self.clean_text), pos  # (the common case)
     table, seen, several = self.__dict__.setdefault("_chars", ({}, set(), set()))  # ord -> its one character; those that become 0, 2, ...
     for c in set(text) - seen:

@@ -11,7 +11,7 @@ import time
 import unicodedata
 from dataclasses import fields, MISSING
 import regex
-from .added_tokens import _NEWER
+from .added_tokens import _NEWER, WHITE_SPACE
 
 
 # %% auto #0
@@ -164,14 +164,13 @@ def _pattern(p, where) -> regex.Pattern:
 
 
 # %% ../nbs/04a_parts.ipynb #019d4772
-class _Unassigned(dict):
-    "Code point -> itself, or U+0378 (never assigned) when HF's regex engine, at Unicode 16, has it unassigned."
-    def __missing__(self, cp: int) -> str:
-        c = chr(cp)
-        v = self[cp] = "\u0378" if unicodedata.category(c) == "Cn" and not _NEWER.match(c) else c
-        return v
+class _LazyTable(dict):
+    "A `str.translate` table, code point -> `of(character)`, each entry worked out when `str.translate` first asks for it."
+    def __init__(self, of): self.of = of
+    def __missing__(self, cp: int) -> str: return self.setdefault(cp, self.of(chr(cp)))
 
-_UNASSIGNED = _Unassigned()
+# code point -> itself, or U+0378 (never assigned) when HF's regex engine, at Unicode 16, has it unassigned
+_UNASSIGNED = _LazyTable(lambda c: "\u0378" if unicodedata.category(c) == "Cn" and not _NEWER.match(c) else c)
 
 def finditer(r: regex.Pattern, text: str):
     "`r.finditer(text)`, characters newer than HF's Unicode tables matched as the unassigned ones they are there."
@@ -206,15 +205,7 @@ def find_spans(r: regex.Pattern, text: str, where=None) -> list[tuple[int, int]]
 # %% ../nbs/04a_parts.ipynb #19f2960c
 def _char_class(ranges: str) -> str:
     "A regex character-class body (no brackets) for space-separated hex ranges like `'9-d 20 85'`."
-    out = []
-    for r in ranges.split():
-        lo, _, hi = r.partition("-")
-        out.append(re.escape(chr(int(lo, 16))) + (f"-{re.escape(chr(int(hi, 16)))}" if hi else ""))
-    return "".join(out)
-
-def _in_ranges(ch: str, ranges: str) -> bool:
-    "Whether the one-character string `ch` lies in the ranges (for tests and explanations, not the hot path)."
-    return re.fullmatch(f"[{_char_class(ranges)}]", ch) is not None
+    return re.sub(r"([0-9A-Fa-f]+)| ", lambda m: re.escape(chr(int(m[1], 16))) if m[1] else "", ranges)  # each number its character
 
 # %% ../nbs/04a_parts.ipynb #ca96704f
 _CONTROL = (
@@ -234,7 +225,7 @@ _NONSPACING_MARK = (
     "1b80-1b81 1ba2-1ba5 1ba8-1ba9 1bab-1bad 1be6 1be8-1be9 1bed 1bef-1bf1 1c2c-1c33 1c36-1c37 1cd0-1cd2 1cd4-1ce0 "
     "1ce2-1ce8 1ced 1cf4 1cf8-1cf9 1dc0-1df5 1dfc-1dff 20d0-20dc 20e1 20e5-20f0 2cef-2cf1 2d7f 2de0-2dff 302a-302d "
     "3099-309a a66f a674-a67d a69e-a69f a6f0-a6f1 a802 a806 a80b a825-a826 a8c4 a8e0-a8f1 a926-a92d a947-a951 "
-    "a980-a982 a9b3 a9b6-a9b9 a9bc a9e5 aa29-aa2e aa31-aa32 aa35-aa36 aa43 aa4c aa7c aab0 aab2-aab4 aab7-aab8 aabe- "
+    "a980-a982 a9b3 a9b6-a9b9 a9bc a9e5 aa29-aa2e aa31-aa32 aa35-aa36 aa43 aa4c aa7c aab0 aab2-aab4 aab7-aab8 aabe-"
     "aabf aac1 aaec-aaed aaf6 abe5 abe8 abed fb1e fe00-fe0f fe20-fe2f 101fd 102e0 10376-1037a 10a01-10a03 "
     "10a05-10a06 10a0c-10a0f 10a38-10a3a 10a3f 10ae5-10ae6 11001 11038-11046 1107f-11081 110b3-110b6 110b9-110ba "
     "11100-11102 11127-1112b 1112d-11134 11173 11180-11181 111b6-111be 111ca-111cc 1122f-11231 11234 11236-11237 "
@@ -258,26 +249,18 @@ _PUNCTUATION = (
     "110bb-110bc 110be-110c1 11140-11143 11174-11175 111c5-111c9 111cd 111db 111dd-111df 11238-1123d 112a9 114c6 "
     "115c1-115d7 11641-11643 1173c-1173e 12470-12474 16a6e-16a6f 16af5 16b37-16b3b 16b44 1bc9f 1da87-1da8b ")
 
-_WHITESPACE = (
-    "9-d 20 85 a0 1680 2000-200a 2028-2029 202f 205f 3000 ")
-
-_LOWERCASE_EXTRA = (
-    "1c89:1c8a a7cb:264 a7cc:a7cd a7ce:a7cf a7d2:a7d3 a7d4:a7d5 a7da:a7db a7dc:19b 10d50:10d70 10d51:10d71 "
-    "10d52:10d72 10d53:10d73 10d54:10d74 10d55:10d75 10d56:10d76 10d57:10d77 10d58:10d78 10d59:10d79 10d5a:10d7a "
-    "10d5b:10d7b 10d5c:10d7c 10d5d:10d7d 10d5e:10d7e 10d5f:10d7f 10d60:10d80 10d61:10d81 10d62:10d82 10d63:10d83 "
-    "10d64:10d84 10d65:10d85 16ea0:16ebb 16ea1:16ebc 16ea2:16ebd 16ea3:16ebe 16ea4:16ebf 16ea5:16ec0 16ea6:16ec1 "
-    "16ea7:16ec2 16ea8:16ec3 16ea9:16ec4 16eaa:16ec5 16eab:16ec6 16eac:16ec7 16ead:16ec8 16eae:16ec9 16eaf:16eca "
-    "16eb0:16ecb 16eb1:16ecc 16eb2:16ecd 16eb3:16ece 16eb4:16ecf 16eb5:16ed0 16eb6:16ed1 16eb7:16ed2 16eb8:16ed3 ")
+# capital:small where Rust's newer Unicode lower-cases a letter and Python 3.11's does not; two alphabets more below
+_LOWERCASE_EXTRA = "1c89:1c8a a7cb:264 a7cc:a7cd a7ce:a7cf a7d2:a7d3 a7d4:a7d5 a7da:a7db a7dc:19b "
 _PUNCT_CLASS = _char_class(_PUNCTUATION)
 
 # %% ../nbs/04a_parts.ipynb #ae685f41
 _CONTROL_RE = re.compile(f"[{_char_class(_CONTROL)}]+")
-_SPACE_RE = re.compile(f"[{_char_class(_WHITESPACE)}]")
-_SPACE_TABLE = {i: " " for i in range(0x3001) if _SPACE_RE.match(chr(i))}  # U+3000 is the last whitespace
+_SPACE_TABLE = dict.fromkeys(map(ord, WHITE_SPACE), " ")  # Unicode's White_Space, as Rust's `char::is_whitespace`
 _CJK_RE = re.compile("([\u4e00-\u9fff\u3400-\u4dbf\U00020000-\U0002a6df\U0002a700-\U0002b73f\U0002b740-\U0002b81f"
                      "\U0002b920-\U0002ceaf\uf900-\ufaff\U0002f800-\U0002fa1f])")
 _MARK_RE = re.compile(f"[{_char_class(_NONSPACING_MARK)}]+")
 _LOWER_EXTRA = {int(a, 16): chr(int(b, 16)) for a, b in (p.split(":") for p in _LOWERCASE_EXTRA.split())}
+_LOWER_EXTRA |= {k: chr(k + 0x20) for k in range(0x10d50, 0x10d66)} | {k: chr(k + 0x1b) for k in range(0x16ea0, 0x16eb9)}  # each capital a step from its small letter
 _LOWER_EXTRA_RE = re.compile("[" + "".join(map(chr, _LOWER_EXTRA)) + "]")
 _NFD_KEEP = "\U00011938"  # HF's NFD tables predate this character's decomposition (Unicode 13)
 _SURROGATE_RE = re.compile("[\ud800-\udfff]")

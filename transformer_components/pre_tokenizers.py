@@ -9,11 +9,10 @@ import re
 import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import accumulate, compress, count, groupby
-from operator import add
+from itertools import accumulate, compress
 import regex
 from .added_tokens import _is_word_char, _NEWER, WHITE_SPACE
-from .parts import _char_class, _PUNCT_CLASS, _WHITESPACE, _pattern, _refuse, _sequence_parts, _UNASSIGNED, find_spans, finditer, Normalized, part
+from .parts import _char_class, _LazyTable, _PUNCT_CLASS, _pattern, _refuse, _sequence_parts, _UNASSIGNED, find_spans, Normalized, part
 from .normalizers import _positions, Prepend
 
 
@@ -23,6 +22,10 @@ __all__ = ['GPT2_PATTERN', 'split_spans', 'Split', 'Punctuation', 'Digits', 'Cha
            'ByteLevel', 'ByteLevelNormalizer', 'Metaspace', 'UnicodeScripts', 'PreTokenizerSequence']
 
 # %% ../nbs/04c_pre_tokenizers.ipynb #88a13659
+# whether a segment joins the piece before it (`before`, `m`: whether the segment before and this one are matches)
+_JOINS_BEFORE = {"MergedWithPrevious": lambda before, m: m and not before, "MergedWithNext": lambda before, m: before and not m,
+                 "Contiguous": lambda before, m: before == m}
+
 def split_spans(
     spans: list[tuple[int, int]],  # the matches, in order
     n: int,  # the length of the text
@@ -35,20 +38,11 @@ def split_spans(
         if s > last: marked.append((last, s, invert))
         marked.append((s, e, not invert)); last = e
     if last < n or not marked: marked.append((last, n, invert))
-    out, prev = [], False
-    if behavior == "MergedWithNext":
-        for s, e, m in reversed(marked):
-            if m and not prev and out: out[-1] = (s, out[-1][1])
-            else: out.append((s, e))
-            prev = m
-        out.reverse()
-    else:
-        for s, e, m in marked:
-            if behavior == "Removed" and m: pass
-            elif out and ((behavior == "MergedWithPrevious" and m and not prev) or (behavior == "Contiguous" and m == prev)):
-                out[-1] = (out[-1][0], e)
-            else: out.append((s, e))
-            prev = m
+    joins, out = _JOINS_BEFORE.get(behavior), []
+    for k, (s, e, m) in enumerate(marked):
+        if behavior == "Removed" and m: continue
+        if k and joins and joins(marked[k - 1][2], m): out[-1] = (out[-1][0], e)
+        else: out.append((s, e))
     return [(s, e) for s, e in out if e > s]
 
 # %% ../nbs/04c_pre_tokenizers.ipynb #396e274e
@@ -131,14 +125,9 @@ class WhitespaceSplit:
 # %% ../nbs/04c_pre_tokenizers.ipynb #3eb21521
 def _word_runs(text: str) -> list[tuple[int, int]]:
     "Spans of `\\w+|[^\\w\\s]+` with the word characters of the Unicode version HF's regex engine has."
-    if text.isascii(): return [m.span() for m in _WORDS.finditer(text)]
-    kinds = ["w" if _is_word_char(c) or _NEWER.match(c) and regex.match(r"\w", c) else " " if c in _WHITE_SPACE_SET else "p" for c in text]
-    out, s = [], 0
-    for kind, run in groupby(kinds):
-        n = len(list(run))
-        if kind != " ": out.append((s, s + n))
-        s += n
-    return out
+    if not text.isascii():  # each character as an ASCII stand-in of its kind: a word character, white space, or another
+        text = "".join("a" if _is_word_char(c) or _NEWER.match(c) and regex.match(r"\w", c) else " " if c in _WHITE_SPACE_SET else "." for c in text)
+    return [m.span() for m in _WORDS.finditer(text)]
 
 @part("pre_tokenizer", "Whitespace")
 @dataclass
@@ -147,7 +136,8 @@ class Whitespace:
     def pre_tokenize(self, piece): return [piece.slice(s, e) for s, e in _word_runs(piece.text)]
 
 # %% ../nbs/04c_pre_tokenizers.ipynb #d21049d9
-_WORD_RE = re.compile(f"[{_PUNCT_CLASS}]|[^{_PUNCT_CLASS}{_char_class(_WHITESPACE)}]+")
+_WS_CLASS = "".join(f"\\u{ord(c):04x}" for c in WHITE_SPACE)
+_WORD_RE = re.compile(f"[{_PUNCT_CLASS}]|[^{_PUNCT_CLASS}{_WS_CLASS}]+")
 _ASCII_WORD_RE = re.compile(r"[!-/:-@\[-`{-~]|[^ \t\n\r\x0b\x0c!-/:-@\[-`{-~]+")
 
 def bert_pre_tokenize(
@@ -181,14 +171,9 @@ _ASCII_RE = re.compile(rf"'s|'t|'re|'ve|'m|'ll|'d| ?[A-Za-z]+| ?[0-9]+| ?[^{_WS}
 _NON_ASCII_SPACE = "\x85\xa0\u1680" + "".join(map(chr, range(0x2000, 0x200B))) + "\u2028\u2029\u202f\u205f\u3000"
 
 # %% ../nbs/04c_pre_tokenizers.ipynb #e515af16
-class _ClassTable(dict):
-    "Code point -> ASCII stand-in of its regex class (ASCII stays itself), worked out when `str.translate` first asks."
-    def __missing__(self, cp: int) -> str:
-        c = chr(cp)  # str.isalpha is exactly the categories L*; isnumeric, once letters are out, exactly Nd, Nl, No
-        v = self[cp] = c if cp < 128 else "\t" if c in _NON_ASCII_SPACE else "a" if c.isalpha() else "0" if c.isnumeric() else c
-        return v
-
-_CLASSES = _ClassTable()
+# code point -> ASCII stand-in of its regex class (ASCII stays itself): str.isalpha is exactly the categories L*;
+# isnumeric, once letters are out, exactly Nd, Nl, No
+_CLASSES = _LazyTable(lambda c: c if c < "\x80" else "\t" if c in _NON_ASCII_SPACE else "a" if c.isalpha() else "0" if c.isnumeric() else c)
 
 # %% ../nbs/04c_pre_tokenizers.ipynb #c583bb2c
 def pretokenize(
@@ -205,14 +190,19 @@ _B2U = bytes_to_unicode()
 _GPT2 = regex.compile(GPT2_PATTERN)  # for text beyond ASCII: `pretokenize` knows the letters of Python's Unicode tables only
 _BYTE_CHARS = [_B2U[b] for b in range(256)]
 
+def _gpt2_pieces(t: str) -> list[str]:
+    "GPT-2's pieces of `t`: `pretokenize`'s where it is ASCII, else the pattern's (newer characters read as HF's engine reads them)."
+    if t.isascii(): return pretokenize(t)
+    ends = [0, *accumulate(map(len, _GPT2.findall(t.translate(_UNASSIGNED))))]  # (the translation may change characters)
+    return list(map(t.__getitem__, map(slice, ends, ends[1:])))
+
+def _per_byte(text: str, items: list) -> list:
+    "Each of `items` (one for each character of `text`) once for each UTF-8 byte of its character."
+    return items if text.isascii() else [x for c, x in zip(text, items) for _ in c.encode("utf-8", "surrogatepass")]
+
 def _to_bytes(n: Normalized) -> Normalized:
-    "`n` with each character written as the byte symbols of its UTF-8 bytes."
-    if n.text.isascii(): return Normalized("".join(_BYTE_CHARS[ord(c)] for c in n.text), n.align)
-    text, align = [], []
-    for c, a in zip(n.text, n.align):
-        bs = c.encode("utf-8", "surrogatepass")
-        text.extend(_BYTE_CHARS[b] for b in bs); align.extend([a] * len(bs))
-    return Normalized("".join(text), align)
+    "`n` with each character written as the byte symbols of its UTF-8 bytes, each standing for its character."
+    return Normalized("".join(map(_BYTE_CHARS.__getitem__, n.text.encode("utf-8", "surrogatepass"))), _per_byte(n.text, n.align))
 
 @part("pre_tokenizer", "ByteLevel")
 @dataclass
@@ -225,11 +215,8 @@ class ByteLevel:
     def pre_tokenize(self, piece: Normalized) -> list[Normalized]:
         if self.add_prefix_space and not piece.text.startswith(" "): piece = Prepend(" ").normalize(piece)
         if not self.use_regex: return [_to_bytes(piece)]
-        if piece.text.isascii():
-            s, ends = 0, []
-            for w in pretokenize(piece.text): s += len(w); ends.append(s)
-            return [_to_bytes(piece.slice(a, b)) for a, b in zip([0] + ends, ends)]
-        return [_to_bytes(piece.slice(*m.span())) for m in finditer(_GPT2, piece.text)]
+        ends = [0, *accumulate(map(len, _gpt2_pieces(piece.text)))]
+        return [_to_bytes(piece.slice(a, b)) for a, b in zip(ends, ends[1:])]
 
 # %% ../nbs/04c_pre_tokenizers.ipynb #25757592
 _ASCII_BYTES = {b: _BYTE_CHARS[b] for b in range(128)}
@@ -241,7 +228,7 @@ class ByteLevelNormalizer:
     def normalize(self, n: Normalized) -> Normalized: return _to_bytes(n)
     def quick(self, text: str, pos):  # its fast form (see "Making it fast"): ASCII is one symbol a character
         if text.isascii(): return text.translate(_ASCII_BYTES), pos
-        return _to_bytes(Normalized(text)).text, [p for c, p in zip(text, _positions(text, pos)) for _ in c.encode("utf-8", "surrogatepass")]
+        return _to_bytes(Normalized(text)).text, _per_byte(text, _positions(text, pos))
 
 # %% ../nbs/04c_pre_tokenizers.ipynb #2c5939bd
 _SCHEMES = ("always", "first", "never")
@@ -257,8 +244,7 @@ class Metaspace:
 
     @staticmethod
     def legacy(d: dict) -> dict:
-        if "add_prefix_space" in d and "prepend_scheme" not in d: d["prepend_scheme"] = "always" if d["add_prefix_space"] else "never"
-        d.pop("add_prefix_space", None)
+        if "add_prefix_space" in d: d.setdefault("prepend_scheme", "always" if d.pop("add_prefix_space") else "never")
         return d
 
     def __post_init__(self):
@@ -361,11 +347,9 @@ def _cut_by_pattern(ascii_re: re.Pattern, any_re: re.Pattern):
     cut.patterns = ascii_re, any_re
     return cut
 
-_WS_CLASS = "".join(f"\\u{ord(c):04x}" for c in WHITE_SPACE)
-_ASCII_WS, _ASCII_PUNCT = " \t\n\x0b\x0c\r", "!-/:-@\\[-`{-~"
-WhitespaceSplit.cut = _cut_by_pattern(re.compile(f"[^{_ASCII_WS}]+"), re.compile(f"[^{_WS_CLASS}]+"))
-_bert_cut = _cut_by_pattern(re.compile(f"[{_ASCII_PUNCT}]|[^{_ASCII_WS}{_ASCII_PUNCT}]+"),
-                            re.compile(f"[{_PUNCT_CLASS}]|[^{_PUNCT_CLASS}{_WS_CLASS}]+"))
+_NOT_WS = re.compile(f"[^{_WS_CLASS}]+")  # a run of characters that are not white space
+WhitespaceSplit.cut = _cut_by_pattern(re.compile(f"[^{_WS}]+"), _NOT_WS)
+_bert_cut = _cut_by_pattern(_ASCII_WORD_RE, _WORD_RE)  # (`bert_pre_tokenize`'s patterns)
 BertPreTokenizer.cut = lambda self, text: ([text], [0]) if text.isalnum() else _bert_cut(self, text)  # (letters and digits alone: one piece)
 
 def _cut_words(p, text: str) -> tuple[list[str], list[int]]:
@@ -395,10 +379,7 @@ def _cut_all(cutters: list, text: str) -> tuple[list[str], list[int]]:
 def _rewrite_byte_level(self: ByteLevel, text: str, first: bool) -> tuple[int, list[str]]:
     "A space put before the text (if asked), then GPT-2's pieces; each is written as bytes by the model's look-up."
     t, pre = (" " + text, 1) if self.add_prefix_space and text and not text.startswith(" ") else (text, 0)
-    if not self.use_regex: return pre, [t] if t else []
-    if t.isascii(): return pre, pretokenize(t)
-    ends = [0, *accumulate(map(len, _GPT2.findall(t.translate(_UNASSIGNED))))]  # (the translation may change characters)
-    return pre, list(map(t.__getitem__, map(slice, ends, ends[1:])))
+    return pre, _gpt2_pieces(t) if self.use_regex else [t] if t else []
 
 @lru_cache
 def _metaspace_pieces(r: str) -> re.Pattern: return re.compile(f"{re.escape(r)}[^{re.escape(r)}]*|[^{re.escape(r)}]+")
@@ -428,7 +409,6 @@ def _last_words(last, text: str, first: bool, cut) -> tuple[int, list[str]]:
     return pre, words if cut is None else [x for w in words for x in cut.findall(w)]
 
 # %% ../nbs/04c_pre_tokenizers.ipynb #8d8bd85f
-_SPACES = frozenset(_WS + _NON_ASCII_SPACE)  # white space as the pattern's \s has it
 _CUTS = re.compile(f" (?=[^{_WS}{_NON_ASCII_SPACE}])")  # the spaces that start a pre-token
 
 # %% ../nbs/04c_pre_tokenizers.ipynb #pre-chunks
@@ -444,9 +424,9 @@ def _chunks_byte_level(self: ByteLevel, text: str, first: bool) -> tuple[int, li
 
 ByteLevel.chunks, ByteLevel.chunk_sep = _chunks_byte_level, " "
 
-_KEEP = bytes(0 if chr(b) in _ASCII_WS else 1 for b in range(256))  # ASCII white space -> 0, other bytes -> 1
+_KEEP = bytes(0 if chr(b) in _WS else 1 for b in range(256))  # ASCII white space -> 0, other bytes -> 1
 
-_NOT_WS, _ODD_SPACE = re.compile(f"[^{_WS_CLASS}]+"), re.compile("[\x1c-\x1f]")
+_ODD_SPACE = re.compile("[\x1c-\x1f]")
 
 def _kept(self, text: str) -> list[int]:
     "The position of each character of `text` that is not white space."
