@@ -252,6 +252,7 @@ class Metaspace:
         if len(self.replacement) != 1: _refuse(self, "replacement", f"must be one character, got {self.replacement!r}")
 
     def pre_tokenize(self, piece: Normalized) -> list[Normalized]:
+        if not piece.text: return []  # (an empty text: no piece, as HF, whatever the scheme)
         r = self.replacement
         piece = Normalized(piece.text.replace(" ", r), piece.align)
         if not piece.text.startswith(r) and (self.prepend_scheme == "always" or (self.prepend_scheme == "first" and piece.align[0][0] == 0)):
