@@ -426,14 +426,14 @@ class _WordIds(list):
 _frozen = lambda e: (*map(tuple, e[:4]), e[4])  # (tuples of numbers and text: the garbage collector stops tracking them)
 
 def _fast_words(self: PipelineTokenizer, text: str, base: int, first: bool, ids: list, tokens: list, offsets: list, words: _WordIds | None,
-                cutting: bool = True, trim: bool = False, chunking: bool = True) -> bool:
+                cutting: bool = True, trim: bool = False) -> bool:
     """Append the ids, tokens, offsets (`base` added) and words (unless `None`) of normalized text `text` (`first`: it starts the original text):
     cut by the cutting pre-tokenizers, each piece's tokens from a cache, else from the last pre-tokenizer and the model.
-    `trim`: trim the offsets too where they are made all at once; returns whether it did. `chunking`: in the
-    pre-tokenizer's chunks where it offers them and no words are asked for, each chunk's ids from a cache."""
+    `trim`: trim the offsets too where they are made all at once; returns whether it did. In the pre-tokenizer's
+    chunks where it offers them and no words are asked for, each chunk's ids from a cache."""
     plan = self._fast
     cutters, last, cut, entries, ids_of = plan.cutters, plan.last, plan.cut, plan.entries, plan.ids
-    if cutting and chunking and words is None and plan.chunk_ids is not None and (c := self._chunks_ids(text, first)) is not None:
+    if cutting and words is None and plan.chunk_ids is not None and (c := self._chunks_ids(text, first)) is not None:
         pre, chunks, got = c  # each chunk's ids at once (no words asked for: a chunk holds several)
         return self._add_pieces(self._covered(chunks), got, text, base, pre, trim, ids, tokens, offsets, None, kept=plan.kept)
     if cutting and cutters:
@@ -610,6 +610,9 @@ class _LazySource:
         ends = list(accumulate(map(len, toks) if plan.width is None else map(plan.width.__getitem__, ids), initial=0))
         return before.tokens + toks + after.tokens, [*before.offsets, *tok._spans(toks, ends, pieces, text, 0, pre, plan.kept, plan.trim), *after.offsets]
     def _tokens_of(self, enc, inputs) -> list[str]:
+        if getattr(enc, "_offsets", None) is not None:  # (offsets read first: the tokens alone, from the ids)
+            (before, after, _), tok = self.around, self.tok
+            return before.tokens + list(map(tok._id_token.__getitem__, enc[len(before.ids):len(enc) - len(after.ids)])) + after.tokens
         tokens, enc._offsets = self._both(inputs, enc)  # (both are made at once: keep both)
         return tokens
     def _offsets(self, inputs) -> list[tuple[int, int]]: return self._both(inputs)[1]
