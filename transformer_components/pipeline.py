@@ -595,8 +595,9 @@ class _LazySource:
     and sequence range from the special tokens `around` it (`ranged`: the tokenizer has a post-processor, which sets
     the range). Two per option set (`pre`: for the texts the pre-tokenizer put characters before): an encoding holds
     nothing else of its own, so a list of them costs the garbage collector no more than a list of lists."""
-    __slots__ = ("tok", "plan", "around", "options", "pre", "ranged")
-    def __init__(self, tok, plan, around, options, pre, ranged): self.tok, self.plan, self.around, self.options, self.pre, self.ranged = tok, plan, around, options, pre, ranged
+    __slots__ = ("tok", "plan", "around", "options", "pre", "ranged", "_made")
+    def __init__(self, tok, plan, around, options, pre, ranged):
+        self.tok, self.plan, self.around, self.options, self.pre, self.ranged, self._made = tok, plan, around, options, pre, ranged, None
     def _both(self, inputs, ids=None) -> tuple[list, list]:
         "The tokens and offsets of the encoding of `inputs` whose ids are `ids` (`None`: its chunks' ids, looked up again)."
         tok, plan, (before, after, _) = self.tok, self.plan, self.around
@@ -610,12 +611,14 @@ class _LazySource:
         ends = list(accumulate(map(len, toks) if plan.width is None else map(plan.width.__getitem__, ids), initial=0))
         return before.tokens + toks + after.tokens, [*before.offsets, *tok._spans(toks, ends, pieces, text, 0, pre, plan.kept, plan.trim), *after.offsets]
     def _tokens_of(self, enc, inputs) -> list[str]:
-        if getattr(enc, "_offsets", None) is not None:  # (offsets read first: the tokens alone, from the ids)
-            (before, after, _), tok = self.around, self.tok
-            return before.tokens + list(map(tok._id_token.__getitem__, enc[len(before.ids):len(enc) - len(after.ids)])) + after.tokens
+        made, self._made = self._made, None
+        if made is not None and made[0] is inputs: return made[1]  # (its offsets were read first: the tokens made with them)
         tokens, enc._offsets = self._both(inputs, enc)  # (both are made at once: keep both)
         return tokens
-    def _offsets(self, inputs) -> list[tuple[int, int]]: return self._both(inputs)[1]
+    def _offsets(self, inputs) -> list[tuple[int, int]]:
+        tokens, offsets = self._both(inputs)
+        self._made = inputs, tokens  # (kept for the tokens, read next as a rule: both made once)
+        return offsets
     def _word_ids(self, inputs) -> tuple[list, list]:
         return _WordsLater(self.tok, (inputs if type(inputs) is str else inputs[0], None, *self.options), None, [])()
     def _fill(self, enc):
