@@ -23,6 +23,7 @@ from .pre_tokenizers import *
 from .models import *
 from .processors import *
 from .decoders import *
+from .models import _char_spans_of
 from .pre_tokenizers import _BYTE_CHARS, _cut_all, _last_words, _NotSlices
 from .processors import _options, _PADDING, _trim_columns, _TRUNCATION
 from .encodings import *  # the alignment API of `Encoding`: word ids, sequence ids, character maps
@@ -410,9 +411,7 @@ def _model_entry(self: PipelineTokenizer, w: str, pre: int) -> tuple:
     toks = getattr(m, "tokenize_uncached", m.tokenize)(word)  # (the entry is cached: the model's own cache would hold it twice)
     unk = m.unk_id if getattr(m, "unknown_is_text", False) else None
     tokens = [word[s:e] if i == unk else self._id_token[i] for i, s, e in toks]
-    if byte_level and not w.isascii():
-        char_of = [k for k, c in enumerate(w) for _ in c.encode("utf-8", "surrogatepass")]
-        toks = [(i, char_of[s], char_of[e - 1] + 1) for i, s, e in toks]
+    if byte_level: toks = _char_spans_of(w, toks)  # (byte spans as character spans, as the BPE model gives them)
     return [i for i, _, _ in toks], tokens, [(max(s, pre), max(e, pre + 1)) for _, s, e in toks]  # the characters put before: the first's
 
 PipelineTokenizer._model_entry = _model_entry
