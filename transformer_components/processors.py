@@ -14,7 +14,7 @@ from .parts import _refuse, _sequence_parts, part, Unsupported
 from .pre_tokenizers import _B2U
 
 # %% auto #0
-__all__ = ['MAX_LENGTH', 'Tokens', 'special_tokens', 'TemplateProcessing', 'trim_offsets', 'ByteLevelProcessing',
+__all__ = ['MAX_LENGTH', 'Tokens', 'PostProcessor', 'special_tokens', 'TemplateProcessing', 'trim_offsets', 'ByteLevelProcessing',
            'RobertaProcessing', 'BertProcessing', 'ProcessorSequence', 'windows', 'truncate', 'pad_length', 'pad',
            'quick_trim']
 
@@ -63,6 +63,13 @@ class Tokens:
             out.ids += p.ids; out.tokens += p.tokens; out.offsets += p.offsets; out.type_ids += p.type_ids; out.special += p.special; out.words += p.words
         return out
 
+class PostProcessor:
+    """What every post-processor shares. `process_each(encs, add_special_tokens, trim)` gives the `Tokens` of each text
+    after this part, still apart, as HF's `process_encodings` hands them to the next part of a `Sequence`; `process`
+    joins them into the one encoding."""
+    def process(self, encs: list[Tokens], add_special_tokens: bool, trim=None) -> Tokens:
+        return Tokens.join(self.process_each(encs, add_special_tokens, trim))
+
 def special_tokens(ids: list[int], tokens: list[str], type_id: int = 0) -> Tokens:
     "`Tokens` of special tokens: no text behind them, so offsets `(0, 0)` and no word."
     return Tokens(list(ids), list(tokens), [(0, 0)] * len(ids), [type_id] * len(ids), [1] * len(ids))
@@ -84,7 +91,7 @@ def _template(p, name: str) -> list[tuple[str, str, int]]:
 
 @part("post_processor", "TemplateProcessing")
 @dataclass
-class TemplateProcessing:
+class TemplateProcessing(PostProcessor):
     "Special tokens and type ids around one text or a pair, as the `single` and `pair` templates spell them."
     single: list  # the template for one text
     pair: list  # the template for a pair
@@ -101,12 +108,14 @@ class TemplateProcessing:
     def added(self, pair: bool) -> int:
         return sum(len(self.special_tokens[i]["ids"]) for k, i, _ in (self._pair if pair else self._single) if k == "SpecialToken")
 
-    def process(self, encs: list[Tokens], add_special_tokens: bool, trim=None) -> Tokens:
+    def process_each(self, encs: list[Tokens], add_special_tokens: bool, trim=None) -> list[Tokens]:
+        "Each entry of the template apart: the texts with its type ids, each special token its own `Tokens` (HF's)."
+        if len(encs) > 2: raise ValueError(f"post_processor TemplateProcessing: the part before it in a Sequence handed on {len(encs)} encodings; a template takes one text or a pair (HF fails on it too)")
         parts = []
         for kind, i, type_id in self._pair if len(encs) == 2 else self._single:
-            if kind == "Sequence": parts.append(encs[i != "A"].typed(type_id))  # (HF: the windows keep their type ids)
+            if kind == "Sequence": parts.append(encs[i != "A"].typed(type_id).sequence(int(i != "A")))  # (HF: the windows keep their type ids and ranges)
             elif add_special_tokens: parts.append(special_tokens(self.special_tokens[i]["ids"], self.special_tokens[i]["tokens"], type_id))
-        return Tokens.join(parts)
+        return parts
 
 # %% ../nbs/06a_processors.ipynb #caa52f6c
 _SPACE_SYMBOL = _B2U[ord(" ")]
@@ -126,16 +135,15 @@ def trim_offsets(t: Tokens, add_prefix_space: bool) -> Tokens:
 
 @part("post_processor", "ByteLevel")
 @dataclass
-class ByteLevelProcessing:
+class ByteLevelProcessing(PostProcessor):
     "GPT-2's: no special tokens; offsets trimmed of the spaces the tokens carry (`trim_offsets`)."
     add_prefix_space: bool = True
     trim_offsets: bool = True
     use_regex: bool = True  # (read by the pre-tokenizer)
     def added(self, pair): return 0
     def process_each(self, encs, add_special_tokens, trim=None) -> list[Tokens]:  # `trim`: a faster `trim_offsets` (the fast path's)
-        "Each text's tokens trimmed, still apart (HF's `process_encodings`: a `Sequence` hands them on so to its next part)."
-        return [(trim or trim_offsets)(t, self.add_prefix_space) for t in encs] if self.trim_offsets else encs
-    def process(self, encs, add_special_tokens, trim=None): return Tokens.join(self.process_each(encs, add_special_tokens, trim))
+        "Each text's tokens trimmed, and all of encoding `i` made sequence `i` (as HF's: special tokens a part before it added too)."
+        return [((trim or trim_offsets)(t, self.add_prefix_space) if self.trim_offsets else t).sequence(i) for i, t in enumerate(encs)]
 
 # %% ../nbs/06a_processors.ipynb #6e0d91c8
 def _check_pairs(p):
@@ -146,15 +154,16 @@ def _check_pairs(p):
             _refuse(p, name, f"must be [token, id], got {v!r}")
 
 def _wrapped(t: Tokens, before: Tokens, after: Tokens, i: int, type_ids=None) -> Tokens:
-    "`before`, `t`, `after`, with sequence `i` the tokens of `t`, and the windows cut off from `t` wrapped alike: HF's processors' own merge."
-    out = Tokens.join([before, t, after])
+    """`before`, `t`, `after`, with sequence `i` the tokens of `t` (the only sequence), and the windows cut off from `t` wrapped
+    alike: HF's processors' own merge, in which only `before` and `after` are special tokens."""
+    out = Tokens.join([before, Tokens(t.ids, t.tokens, t.offsets, t.type_ids, [0] * len(t.ids), t.words), after])
     out.ranges, out.overflowing = {i: (len(before.ids), len(before.ids) + len(t.ids))}, [_wrapped(o, before, after, i, type_ids) for o in t.overflowing]
     if type_ids is not None: out.type_ids = [type_ids] * len(out.ids)
     return out
 
 @part("post_processor", "RobertaProcessing")
 @dataclass
-class RobertaProcessing:
+class RobertaProcessing(PostProcessor):
     "`<s> A </s>` and `<s> A </s></s> B </s>`; offsets trimmed as `ByteLevel`'s."
     sep: list  # [token, id]
     cls: list
@@ -162,40 +171,40 @@ class RobertaProcessing:
     add_prefix_space: bool = True
     def __post_init__(self): _check_pairs(self)
     def added(self, pair): return 4 if pair else 2
-    def process(self, encs, add_special_tokens, trim=None):
+    def process_each(self, encs, add_special_tokens, trim=None) -> list[Tokens]:
         encs = [((trim or trim_offsets)(t, self.add_prefix_space) if self.trim_offsets else t).typed(0) for t in encs]
-        if not add_special_tokens: return Tokens.join(encs)
+        if not add_special_tokens: return encs
         cls, sep = special_tokens([self.cls[1]], [self.cls[0]]), special_tokens([self.sep[1]], [self.sep[0]])
-        return Tokens.join([_wrapped(encs[0], cls, sep, 0, 0)] + ([_wrapped(encs[1], sep, sep, 1, 0)] if len(encs) == 2 else []))
+        return [_wrapped(t, sep if k else cls, sep, min(k, 1), 0) for k, t in enumerate(encs)]
 
 # %% ../nbs/06a_processors.ipynb #5e66f75d
 @part("post_processor", "BertProcessing")
 @dataclass
-class BertProcessing:
+class BertProcessing(PostProcessor):
     "`[CLS] A [SEP]` and `[CLS] A [SEP] B [SEP]`, type ids 0 then 1."
     sep: list
     cls: list
     def __post_init__(self): _check_pairs(self)
     def added(self, pair): return 3 if pair else 2
-    def process(self, encs, add_special_tokens, trim=None):
-        if not add_special_tokens: return Tokens.join(encs)
+    def process_each(self, encs, add_special_tokens, trim=None) -> list[Tokens]:
+        "The first text between `cls` and `sep`, each other followed by `sep` of type id 1 (their own type ids kept, as HF's)."
+        if not add_special_tokens: return encs
         cls, sep = special_tokens([self.cls[1]], [self.cls[0]]), special_tokens([self.sep[1]], [self.sep[0]])
-        return Tokens.join([_wrapped(encs[0], cls, sep, 0)] + ([_wrapped(encs[1].typed(1), Tokens(), sep.typed(1), 1)] if len(encs) == 2 else []))
+        return [_wrapped(encs[0], cls, sep, 0)] + [_wrapped(t, Tokens(), sep.typed(1), 1) for t in encs[1:]]
 
 # %% ../nbs/06a_processors.ipynb #bea07ccd
 @part("post_processor", "Sequence")
 @dataclass
-class ProcessorSequence:
+class ProcessorSequence(PostProcessor):
     "Its post-processors, one after the other."
     processors: list
     def __post_init__(self): self.processors = _sequence_parts("post_processor", self.processors, self)
     def added(self, pair): return sum(p.added(pair) for p in self.processors)
     def process_each(self, encs, add_special_tokens, trim=None) -> list[Tokens]:
-        "Each part's result handed to the next: apart where the part keeps the texts apart (it has `process_each`), else joined."
+        "Each part's result handed to the next, apart (a part that offers only `process` hands on one, joined)."
         for p in self.processors:
             encs = p.process_each(encs, add_special_tokens, trim) if hasattr(p, "process_each") else [p.process(encs, add_special_tokens, trim)]
         return encs
-    def process(self, encs, add_special_tokens, trim=None): return Tokens.join(self.process_each(encs, add_special_tokens, trim))
 
 # %% ../nbs/06a_processors.ipynb #0d8ba5fc
 _TRUNCATION = {"direction": "Right", "max_length": 512, "strategy": "LongestFirst", "stride": 0}
