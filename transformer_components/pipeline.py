@@ -12,7 +12,7 @@ from functools import partial
 from itertools import accumulate, chain, compress, count, islice, repeat
 from operator import add, is_
 from typing import NamedTuple
-from .core import check_positive_int
+from .core import check_choice, check_positive_int
 from .bpe import _LEAD, _surrogate_error, _WordCache
 from .added_tokens import _gaps, find_added, read_added_tokens
 from .tokenizer import _as_int, Encoding, Tokenizer
@@ -29,8 +29,8 @@ from .processors import _options, _PADDING, _trim_columns, _TRUNCATION
 from .encodings import *  # the alignment API of `Encoding`: word ids, sequence ids, character maps
 
 # %% auto #0
-__all__ = ['PaddedEncoding', 'PipelineTokenizer', 'encode', 'encode_batch', 'post_process', 'decode', 'from_json_dict',
-           'to_json_dict', 'train']
+__all__ = ['PaddedEncoding', 'PipelineTokenizer', 'encode', 'encode_batch', 'enable_truncation', 'enable_padding',
+           'num_special_tokens_to_add', 'post_process', 'decode', 'from_json_dict', 'to_json_dict', 'train']
 
 # %% ../nbs/07a_pipeline.ipynb #dd7dc487
 class PaddedEncoding(Encoding):
@@ -222,6 +222,40 @@ def encode_batch(self: PipelineTokenizer,
 PipelineTokenizer.encode, PipelineTokenizer._encodings, PipelineTokenizer._finish, PipelineTokenizer.encode_batch = encode, _encodings, _finish, encode_batch
 PipelineTokenizer._processed = _processed
 PipelineTokenizer._lazy_encode = lambda self, text, *options: None  # ids first, the rest when read: see "Making it fast"
+
+# %% ../nbs/07a_pipeline.ipynb #settings
+_HF_STRATEGIES = {"longest_first": "LongestFirst", "only_first": "OnlyFirst", "only_second": "OnlySecond"}
+
+def enable_truncation(self: PipelineTokenizer,
+                      max_length: int,  # the most tokens an encoding keeps, its special tokens included
+                      stride: int = 0,  # tokens each window cut off repeats from the one before
+                      strategy: str = "longest_first",  # which text of a pair is cut: "longest_first", "only_first", "only_second"
+                      direction: str = "right",  # "right" cuts the end, "left" the start
+                     ):
+    "HF's `enable_truncation`: cut every encoding from now on; what is cut goes to its `overflowing` windows."
+    check_choice("strategy", strategy, tuple(_HF_STRATEGIES)); check_choice("direction", direction, ("right", "left"))
+    self.truncation = _options({"max_length": max_length, "stride": stride, "strategy": _HF_STRATEGIES[strategy], "direction": direction.title()}, _TRUNCATION, "truncation")
+
+def enable_padding(self: PipelineTokenizer,
+                   direction: str = "right",  # where the pad tokens go: "right" or "left"
+                   pad_id: int = 0,  # the pad token's id
+                   pad_type_id: int = 0,  # its type id
+                   pad_token: str = "[PAD]",  # its token
+                   length: int | None = None,  # pad every encoding to this length; `None`: to the longest of its batch
+                   pad_to_multiple_of: int | None = None,  # round that length up to a multiple of this
+                  ):
+    "HF's `enable_padding`: pad every encoding from now on (`attention_mask` 0 on the pad tokens)."
+    check_choice("direction", direction, ("right", "left"))
+    self.padding = _options({"strategy": "BatchLongest" if length is None else {"Fixed": length}, "direction": direction.title(), "pad_id": pad_id,
+                             "pad_type_id": pad_type_id, "pad_token": pad_token, "pad_to_multiple_of": pad_to_multiple_of}, _PADDING, "padding")
+
+def num_special_tokens_to_add(self: PipelineTokenizer, is_pair: bool) -> int:
+    "HF's: the special tokens the post-processor adds to one text (`is_pair`: to a pair), which truncation leaves room for."
+    return self.post_processor.added(is_pair) if self.post_processor is not None else 0
+
+PipelineTokenizer.enable_truncation, PipelineTokenizer.enable_padding, PipelineTokenizer.num_special_tokens_to_add = enable_truncation, enable_padding, num_special_tokens_to_add
+PipelineTokenizer.no_truncation = lambda self: setattr(self, "truncation", None)  # HF's: no truncation from now on
+PipelineTokenizer.no_padding = lambda self: setattr(self, "padding", None)  # HF's: no padding from now on
 
 # %% ../nbs/07a_pipeline.ipynb #pretok
 def _word_list(words, name: str, want: str = "a list of str (the words of one text)") -> list[str]:
@@ -682,11 +716,12 @@ PipelineTokenizer._ticket, PipelineTokenizer._redeem = _ticket, _redeem
 
 # %% ../nbs/07a_pipeline.ipynb #8031f139
 def _set_attribute(self: PipelineTokenizer, name: str, value):
-    "Set an attribute; replacing a part drops what was made from the old parts; replacing a part or an option stops the workers (their copy has the old one)."
+    "Set an attribute; replacing a part drops what was made from the old parts; replacing a part or an option stops the workers (their copy has the old one); an option section is checked."
     if name in ("normalizer", "pre_tokenizer", "model", "post_processor", "decoder") and name in self.__dict__:
         if name == "model": raise AttributeError("model cannot be replaced: the vocabulary and the added tokens' ids come from it; build a new PipelineTokenizer")
         self.__dict__.update(_fast=None, _decoded=None, _matchers={})
     if name in ("normalizer", "pre_tokenizer", "post_processor", "decoder", "truncation", "padding") and name in self.__dict__: self._stop_workers()
+    if name in ("truncation", "padding"): value = _options(value, _TRUNCATION if name == "truncation" else _PADDING, name)  # (defaults filled in, checked)
     object.__setattr__(self, name, value)
 
 PipelineTokenizer.__setattr__ = _set_attribute

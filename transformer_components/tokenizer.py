@@ -42,7 +42,11 @@ class Tokenizer:
 
     @classmethod
     def from_json_dict(cls, d: dict, where: str = "<dict>") -> Tokenizer:
-        "The tokenizer `to_json_dict` described; `ValueError` naming `where` (a file name) when `d` is not one."
+        """The tokenizer `to_json_dict` described; `ValueError` naming `where` (a file name) when `d` is not one. On this
+        base class itself, as HF's `Tokenizer.from_file`: a `tokenizer.json` read as the one engine (`PipelineTokenizer`)."""
+        if cls is Tokenizer:
+            from transformer_components.pipeline import PipelineTokenizer  # (written after this interface)
+            return PipelineTokenizer.from_json_dict(d, where)
         raise NotImplementedError(f"{cls.__name__} does not implement from_json_dict")
 
     @classmethod
@@ -155,6 +159,13 @@ def get_vocab(self: Tokenizer,
     return {t: i for t, i in self._vocab.items() if t not in self._added or self._added[t].in_model}
 
 @patch
+def get_vocab_size(self: Tokenizer,
+                   with_added_tokens: bool = True,  # count the added tokens that are not in the model's own vocabulary
+                  ) -> int:
+    "HF's `get_vocab_size`: the number of tokens `get_vocab` gives."
+    return len(self.get_vocab(with_added_tokens))
+
+@patch
 def token_to_id(self: Tokenizer, token: str) -> int | None:
     "The id of `token`, or `None` when it is not in the vocabulary."
     return self._vocab.get(token)
@@ -202,11 +213,15 @@ def _read_json(
     expected: str,  # what it should be, for the message: "a WordPiece tokenizer.json"
 ):
     "The JSON value in `path`; `ValueError` naming the file and `expected` when it is not UTF-8 JSON."
-    try: return json.loads(path.read_text(encoding="utf-8"))
+    try: return _parse_json(path.read_text(encoding="utf-8"), str(path), expected)
     except UnicodeDecodeError as e:
         raise ValueError(f"{path} is not UTF-8 text (byte {e.start}); expected {expected}") from None
+
+def _parse_json(text: str, name: str, expected: str):
+    "The JSON value `text` holds; `ValueError` naming `name` (a file, an argument) and `expected` when it is not JSON."
+    try: return json.loads(text)
     except json.JSONDecodeError as e:
-        raise ValueError(f"{path} is not valid JSON ({e.msg} at line {e.lineno}, column {e.colno}); expected {expected}") from None
+        raise ValueError(f"{name} is not valid JSON ({e.msg} at line {e.lineno}, column {e.colno}); expected {expected}") from None
 
 @patch(cls_method=True)
 def from_file(cls: Tokenizer,
@@ -214,6 +229,21 @@ def from_file(cls: Tokenizer,
              ) -> Tokenizer:
     "The tokenizer saved in `path`; `ValueError` naming the file when it is not UTF-8 JSON of this kind."
     return cls.from_json_dict(_read_json(Path(path), f"a {cls.__name__} JSON file, as save writes"), str(path))
+
+@patch
+def to_str(self: Tokenizer,
+           pretty: bool = False,  # indented, one value a line
+          ) -> str:
+    "The JSON `save` writes, as a string (HF's `to_str`)."
+    return json.dumps(self.to_json_dict(), ensure_ascii=False, indent=2 if pretty else None)
+
+@patch(cls_method=True)
+def from_str(cls: Tokenizer,
+             json_str: str,  # the JSON of a tokenizer, as `to_str` writes it
+            ) -> Tokenizer:
+    "The tokenizer `json_str` describes (HF's `from_str`); `ValueError` when it is not JSON of this kind."
+    if not isinstance(json_str, str): raise TypeError(f"json_str must be a str, got {type(json_str).__name__}")
+    return cls.from_json_dict(_parse_json(json_str, "json_str", f"a {cls.__name__} JSON string, as to_str writes"), "<json_str>")
 
 # %% ../nbs/01_tokenizer.ipynb #tk000037
 _new_list = list.__new__
