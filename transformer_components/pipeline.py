@@ -575,11 +575,14 @@ PipelineTokenizer._fast_stretches = _fast_stretches
 
 # %% ../nbs/07a_pipeline.ipynb #4feb9eec
 def _one_fast(self: PipelineTokenizer, text: str, type_id: int, allowed_special, disallowed_special, words: bool = False) -> Tokens:
-    "`_one`'s result: the alignment only where a normalizer needs it, the tokens of each piece from a cache; the words only if `words`."
+    """`_one`'s result: the alignment only where a normalizer needs it, the tokens of each piece from a cache; the words
+    only if `words`; trimmed where the post-processor trims each token alone (see `_fast_trim`), by the plan or not."""
     if self._fast is None: self._fast = _fast_state(self)
-    if self._fast is False: return self._one(text, type_id, allowed_special, disallowed_special)
-    try: return self._one_planned(text, type_id, allowed_special, disallowed_special, words)
-    except _NotSlices: return self._one(text, type_id, allowed_special, disallowed_special)  # (a pre-tokenizer that rewrote this text)
+    if self._fast is not False:
+        try: return self._one_planned(text, type_id, allowed_special, disallowed_special, words)
+        except _NotSlices: pass  # (a pre-tokenizer that rewrote this text: the reference)
+    t = self._one(text, type_id, allowed_special, disallowed_special)
+    return quick_trim(t, False) if getattr(self.post_processor, "trims_alone", False) else t
 
 def _one_planned(self: PipelineTokenizer, text: str, type_id: int, allowed_special, disallowed_special, record: bool) -> Tokens:
     _, raw, normed, disallowed = self._matchers_for(allowed_special, disallowed_special)
@@ -729,7 +732,7 @@ PipelineTokenizer.__setattr__ = _set_attribute
 # %% ../nbs/07a_pipeline.ipynb #25008c91b
 def _fast_trim(self: PipelineTokenizer):
     "The `trim` `encode` hands the post-processors when `fast` is on: `quick_trim`, or one that keeps the offsets where `_one_fast` trimmed them already."
-    return (lambda t, add_prefix_space: t) if self._fast and self._fast.trim else quick_trim
+    return (lambda t, add_prefix_space: t) if getattr(self.post_processor, "trims_alone", False) else quick_trim
 
 PipelineTokenizer._fast_trim = _fast_trim
 
