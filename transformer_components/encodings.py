@@ -22,6 +22,11 @@ def _index(i, name: str) -> int:
 @patch(as_prop=True)
 def word_ids(self: Encoding) -> list[int | None]:
     "The word of its text each token comes from (the pre-tokenizer's pieces, from 0 in each text); `None` for added special and pad tokens."
+    return list(self._word_list())
+
+@patch
+def _word_list(self: Encoding) -> list[int | None]:
+    "`word_ids` itself, not a copy (made once): for the maps below, which each read one entry or a few."
     words = self._words_maker()
     if words is None: raise NotImplementedError("word_ids: this Encoding records no words (a PipelineTokenizer's encode records them)")
     if callable(words):  # made on first use (the fast path's)
@@ -30,7 +35,7 @@ def word_ids(self: Encoding) -> list[int | None]:
         except Exception as e: raise ValueError(changed) from e  # (what encoded it once fails now: the tokenizer is not the same)
         if ids != list(self): raise ValueError(changed)
         words = self._words = made
-    return list(words)
+    return words
 
 # %% ../nbs/07b_encodings.ipynb #enc-seq
 def _sequence_range(self: Encoding, i: int) -> tuple[int, int]:
@@ -75,7 +80,7 @@ def token_to_chars(self: Encoding, token_index: int) -> tuple[int, int] | None:
 def token_to_word(self: Encoding, token_index: int) -> int | None:
     "The word (in its own text) of token `token_index`; `None` for a special token."
     if self.token_to_sequence(token_index) is None or token_index >= len(self): return None
-    return self.word_ids[token_index]
+    return self._word_list()[token_index]
 
 # %% ../nbs/07b_encodings.ipynb #enc-c2t
 @patch
@@ -99,7 +104,7 @@ def word_to_tokens(self: Encoding, word_index: int, sequence_index: int = 0) -> 
     s, e = _sequence_range(self, _index(sequence_index, "sequence_index"))
     _index(word_index, "word_index")
     found = []
-    for k, w in enumerate(self.word_ids[s:e]):
+    for k, w in enumerate(self._word_list()[s:e]):
         if w is not None and w > word_index: break  # (words come in order: HF stops at the first later one)
         if w == word_index: found.append(s + k)
     return (found[0], found[-1] + 1) if found else None
